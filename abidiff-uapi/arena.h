@@ -1,0 +1,26 @@
+/* A bump allocator: a layout model is built once, read many times and freed
+ * whole, so its thousands of small strings and arrays live in one arena.
+ * Running out of memory is not an input error: it aborts with a message. */
+#ifndef AU_ARENA_H
+#define AU_ARENA_H
+
+#include <stddef.h>
+
+struct arena_chunk;
+
+struct arena {
+	struct arena_chunk *head;
+	size_t used;      /* bytes used in head */
+	size_t capacity;  /* bytes available in head */
+	size_t total;     /* bytes obtained from malloc, for the benchmark */
+};
+
+void arena_init(struct arena *a);
+void arena_deinit(struct arena *a);
+void *arena_alloc(struct arena *a, size_t size);          /* zeroed */
+void *arena_memdup(struct arena *a, const void *p, size_t size);
+char *arena_strdup(struct arena *a, const char *s);       /* NULL stays NULL */
+char *arena_printf(struct arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

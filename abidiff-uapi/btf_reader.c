@@ -1,0 +1,307 @@
+/* BTF -> layout model, with the same names and canonical keys as the DWARF
+ * reader (see model.h), so the comparer cannot tell the two apart. */
+#define _GNU_SOURCE
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "btf_reader.h"
+
+enum { MAX_DEPTH = 48 };
+
+struct btf_info {
+	const char *display, *key, *embeds;
+	uint64_t size;
+	bool flexible, done, busy;
+};
+
+struct btf_reader {
+	const struct btf *btf;
+	struct layout_model *model;
+	struct btf_info *infos;      /* by type id */
+	const char **anon_names;     /* by type id: typedef naming an anonymous aggregate */
+	uint32_t n;
+};
+
+static const char *name_of(const struct btf_reader *r, uint32_t off)
+{
+	const char *s = btf__name_by_offset(r->btf, off);
+	return s && *s ? s : NULL;
+}
+
+static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth);
+static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, const char *name, int depth);
+
+static const char *kind_prefix(const struct btf_type *t)
+{
+	return btf_is_union(t) ? "union" : (btf_is_enum(t) || btf_is_enum64(t)) ? "enum" : "struct";
+}
+
+static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
+{
+	static struct btf_info void_info = { .display = "void", .key = "void", .done = true };
+	static struct btf_info bad_info = { .display = "?", .key = "cycle", .done = true };
+	if (id == 0)
+		return &void_info;
+	if (id >= r->n)
+		return &bad_info;
+	struct btf_info *ti = &r->infos[id];
+	if (ti->done)
+		return ti;
+	if (ti->busy || depth > MAX_DEPTH)
+		return &bad_info;
+	ti->busy = true;
+	struct arena *a = &r->model->arena;
+	const struct btf_type *t = btf__type_by_id(r->btf, id);
+	const char *name = t ? name_of(r, t->name_off) : NULL;
+	struct btf_info *tt;
+	switch (t ? btf_kind(t) : BTF_KIND_UNKN) {
+	case BTF_KIND_INT: {
+		uint32_t enc = btf_int_encoding(t);
+		enum layout_base base = enc & BTF_INT_BOOL ? BASE_BOOL : enc & BTF_INT_SIGNED ? BASE_SIGNED : BASE_UNSIGNED;
+		ti->size = t->size;
+		ti->display = name ? name : "?";
+		/* The width of the type, as DWARF's base types give it. */
+		ti->key = layout_base_key(a, base, 8 * (uint64_t)t->size, name);
+		break;
+	}
+	case BTF_KIND_FLOAT:
+		ti->size = t->size;
+		ti->display = name ? name : "?";
+		ti->key = layout_base_key(a, BASE_FLOAT, 8 * (uint64_t)t->size, name);
+		break;
+	case BTF_KIND_PTR:
+		tt = info_of(r, t->type, depth + 1);
+		ti->display = strcmp(tt->display, "function") == 0 ? "function *" : arena_printf(a, "%s *", tt->display);
+		ti->key = arena_printf(a, "*%s", tt->key);
+		ti->size = 8;
+		break;
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+	case BTF_KIND_DECL_TAG:
+		tt = info_of(r, t->type, depth + 1);
+		*ti = *tt;
+		if (btf_is_typedef(t) && name)
+			ti->display = name;
+		else if (btf_is_const(t))
+			ti->display = arena_printf(a, "const %s", tt->display);
+		else if (btf_is_volatile(t))
+			ti->display = arena_printf(a, "volatile %s", tt->display);
+		break;
+	case BTF_KIND_ARRAY: {
+		const struct btf_array *arr = btf_array(t);
+		tt = info_of(r, arr->type, depth + 1);
+		/* BTF folds int x[2][3] into nested arrays: the key is built the
+		 * same way DWARF's dimension list builds it. */
+		if (arr->nelems) {
+			ti->display = arena_printf(a, "%s[%u]", tt->display, arr->nelems);
+			ti->key = arena_printf(a, "[%u]%s", arr->nelems, tt->key);
+		} else {
+			ti->display = arena_printf(a, "%s[]", tt->display);
+			ti->key = arena_printf(a, "[]%s", tt->key);
+			ti->flexible = true;
+		}
+		ti->size = (uint64_t)arr->nelems * tt->size;
+		ti->embeds = tt->embeds;
+		break;
+	}
+	case BTF_KIND_FUNC_PROTO: {
+		const struct btf_param *p = btf_params(t);
+		size_t len = 0, cap = 64;
+		char *buf = malloc(cap);
+		if (!buf)
+			break;
+		buf[0] = '\0';
+		for (uint16_t i = 0; i < btf_vlen(t); i++) {
+			const char *k = p[i].type ? info_of(r, p[i].type, depth + 1)->key : "...";
+			size_t need = len + strlen(k) + 2;
+			if (need > cap) {
+				cap = 2 * need;
+				char *nb = realloc(buf, cap);
+				if (!nb)
+					break;
+				buf = nb;
+			}
+			len += (size_t)sprintf(buf + len, "%s%s", len ? "," : "", k);
+		}
+		ti->key = arena_printf(a, "fn(%s;%s)", info_of(r, t->type, depth + 1)->key, buf);
+		ti->display = "function";
+		free(buf);
+		break;
+	}
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+	case BTF_KIND_FWD: {
+		const char *prefix = btf_is_fwd(t) ? (btf_kflag(t) ? "union" : "struct") : kind_prefix(t);
+		ti->size = btf_is_fwd(t) ? 0 : t->size;
+		bool aggregate = !btf_is_enum(t) && !btf_is_enum64(t);
+		if (name) {
+			ti->display = arena_printf(a, "%s %s", prefix, name);
+			ti->key = ti->display;
+			ti->embeds = aggregate ? ti->display : NULL;
+		} else if (r->anon_names[id]) {
+			ti->display = ti->key = r->anon_names[id];
+			ti->embeds = aggregate ? ti->display : NULL;
+		} else {
+			struct layout_type *lt = read_aggregate(r, id, NULL, depth + 1);
+			ti->display = arena_printf(a, "%s {...}", prefix);
+			ti->key = layout_anon_key(a, lt);
+		}
+		break;
+	}
+	default:
+		ti->display = name ? name : "?";
+		ti->key = arena_printf(a, "btf%d:%s", t ? btf_kind(t) : -1, ti->display);
+		break;
+	}
+	if (!ti->key) {
+		ti->key = "?";
+		ti->display = "?";
+	}
+	ti->busy = false;
+	ti->done = true;
+	return ti;
+}
+
+/* The id a type resolves to through typedefs and qualifiers. */
+static uint32_t strip_id(const struct btf *btf, uint32_t id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	for (int i = 0; t && i < MAX_DEPTH && (btf_is_typedef(t) || btf_is_mod(t)); i++) {
+		id = t->type;
+		t = btf__type_by_id(btf, id);
+	}
+	return id;
+}
+
+static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, const char *name, int depth)
+{
+	struct arena *a = &r->model->arena;
+	const struct btf_type *t = btf__type_by_id(r->btf, id);
+	struct layout_type *lt = arena_alloc(a, sizeof(*lt));
+	lt->name = name;
+	lt->size = t->size;
+	lt->kind = btf_is_union(t) ? LAYOUT_UNION : (btf_is_enum(t) || btf_is_enum64(t)) ? LAYOUT_ENUM : LAYOUT_STRUCT;
+	uint16_t vlen = btf_vlen(t);
+	if (depth > MAX_DEPTH)
+		return lt;
+	if (btf_is_enum(t)) {
+		const struct btf_enum *e = btf_enum(t);
+		lt->enumerators = arena_alloc(a, (vlen ? vlen : 1) * sizeof(*lt->enumerators));
+		for (uint16_t i = 0; i < vlen; i++) {
+			struct layout_enumerator *le = &lt->enumerators[lt->nenumerators];
+			le->name = name_of(r, e[i].name_off);
+			if (!le->name)
+				continue;
+			le->value = btf_kflag(t) ? (int64_t)e[i].val : (int64_t)(uint32_t)e[i].val;
+			lt->nenumerators++;
+		}
+		return lt;
+	}
+	if (btf_is_enum64(t)) {
+		const struct btf_enum64 *e = btf_enum64(t);
+		lt->enumerators = arena_alloc(a, (vlen ? vlen : 1) * sizeof(*lt->enumerators));
+		for (uint16_t i = 0; i < vlen; i++) {
+			struct layout_enumerator *le = &lt->enumerators[lt->nenumerators];
+			le->name = name_of(r, e[i].name_off);
+			if (!le->name)
+				continue;
+			le->value = (int64_t)btf_enum64_value(&e[i]);
+			le->is_unsigned = !btf_kflag(t) && le->value < 0;
+			lt->nenumerators++;
+		}
+		return lt;
+	}
+	const struct btf_member *m = btf_members(t);
+	lt->members = arena_alloc(a, (vlen ? vlen : 1) * sizeof(*lt->members));
+	for (uint16_t i = 0; i < vlen; i++) {
+		struct layout_member *lm = &lt->members[lt->nmembers++];
+		lm->name = name_of(r, m[i].name_off);
+		struct btf_info *ti = info_of(r, m[i].type, depth + 1);
+		lm->type_name = ti->display;
+		lm->type_key = ti->key;
+		lm->embeds = ti->embeds;
+		lm->size = ti->size;
+		lm->flexible = ti->flexible;
+		lm->bit_offset = btf_member_bit_offset(t, i);
+		uint32_t bits = btf_member_bitfield_size(t, i);
+		uint32_t sid = strip_id(r->btf, m[i].type);
+		const struct btf_type *st = sid < r->n ? btf__type_by_id(r->btf, sid) : NULL;
+		if (!bits && st && btf_is_int(st) && btf_int_bits(st) != 8 * st->size) {
+			/* Old-style bitfield: the width lives in the int type. */
+			bits = btf_int_bits(st);
+			lm->bit_offset += btf_int_offset(st);
+		}
+		lm->is_bitfield = bits != 0;
+		lm->bit_size = bits ? bits : 8 * lm->size;
+		if (!lm->name && st && (btf_is_struct(st) || btf_is_union(st)) && !name_of(r, st->name_off) &&
+		    !r->anon_names[sid])
+			lm->anon = read_aggregate(r, sid, NULL, depth + 1);
+	}
+	return lt;
+}
+
+static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+
+struct au_error *btf_read_layouts(const char *path, struct layout_model *model)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return au_error_format("%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return au_error_format("%s: is a directory", path);
+	libbpf_set_print(silent);
+	errno = 0;
+	struct btf *btf = btf__parse_raw(path);
+	int e = errno;
+	if (!btf || libbpf_get_error(btf))
+		return au_error_format("%s: not raw BTF, or corrupt BTF (%s)", path, strerror(e ? e : EINVAL));
+	struct btf_reader r = { .btf = btf, .model = model, .n = btf__type_cnt(btf) };
+	r.infos = calloc(r.n, sizeof(*r.infos));
+	r.anon_names = calloc(r.n, sizeof(*r.anon_names));
+	if (!r.infos || !r.anon_names) {
+		free(r.infos);
+		free(r.anon_names);
+		btf__free(btf);
+		return &au_error_nomem;
+	}
+	/* Pass 1: typedefs that name anonymous aggregates. */
+	for (uint32_t id = 1; id < r.n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		if (!btf_is_typedef(t) || !name_of(&r, t->name_off) || t->type >= r.n)
+			continue;
+		const struct btf_type *target = btf__type_by_id(btf, t->type);
+		if ((btf_is_composite(target) || btf_is_enum(target) || btf_is_enum64(target)) &&
+		    !name_of(&r, target->name_off) && !r.anon_names[t->type])
+			r.anon_names[t->type] = arena_strdup(&model->arena, name_of(&r, t->name_off));
+	}
+	/* Pass 2: every named definition; the first of a duplicated name wins. */
+	for (uint32_t id = 1; id < r.n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		if (!btf_is_composite(t) && !btf_is_enum(t) && !btf_is_enum64(t))
+			continue;
+		const char *n = name_of(&r, t->name_off);
+		const char *name = n ? arena_printf(&model->arena, "%s %s", kind_prefix(t), n) : r.anon_names[id];
+		if (!name || layout_model_find(model, name))
+			continue;
+		layout_model_add(model, read_aggregate(&r, id, name, 0));
+	}
+	free(r.infos);
+	free(r.anon_names);
+	btf__free(btf);
+	return NULL;
+}

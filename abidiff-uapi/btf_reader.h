@@ -1,0 +1,12 @@
+/* Reads raw BTF (such as a running kernel's /sys/kernel/btf/vmlinux) into a
+ * layout model with libbpf, so the kernel's own view of a UAPI struct can be
+ * compared with what C and C++ programs see. BTF has no declaring files. */
+#ifndef AU_BTF_READER_H
+#define AU_BTF_READER_H
+
+#include "error.h"
+#include "model.h"
+
+struct au_error *btf_read_layouts(const char *path, struct layout_model *model);
+
+#endif

@@ -1,0 +1,85 @@
+/* The comparer: two layout models in, findings out. It pairs types by name
+ * (hash lookups, so the cost is linear in the number of types) and decides,
+ * for each pair, what changed and whether it breaks the ABI or the API. */
+#ifndef AU_COMPARE_H
+#define AU_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arena.h"
+#include "model.h"
+
+/* In order of severity: a type's status is its most severe change. */
+enum finding_status {
+	STATUS_UNCHANGED,
+	STATUS_ALIASED,   /* only extra names sharing a slot with a common member */
+	STATUS_EXTENDED,  /* members or enumerators added, nothing moved */
+	STATUS_ADDED,     /* only in NEW */
+	STATUS_RENAMED,   /* a name gone, another in its slot, no common name: API break */
+	STATUS_REMOVED,   /* only in OLD */
+	STATUS_CHANGED,   /* a layout break */
+	STATUS_COUNT
+};
+
+enum change_kind {
+	CHANGE_KIND,              /* struct <-> union <-> enum */
+	CHANGE_SIZE,
+	CHANGE_ALIGNMENT,
+	CHANGE_MEMBER,            /* a common member differs: see what */
+	CHANGE_MEMBER_REMOVED,
+	CHANGE_MEMBER_ADDED,      /* overlaps set: added over a member with another size or type */
+	CHANGE_ALIAS_ADDED,
+	CHANGE_ALIAS_REMOVED,
+	CHANGE_RENAMED,
+	CHANGE_ENUMERATOR_VALUE,
+	CHANGE_ENUMERATOR_REMOVED,
+	CHANGE_ENUMERATOR_ADDED,
+	CHANGE_EMBEDDED,          /* a by-value member whose own type changed */
+};
+
+enum member_diff {
+	DIFF_OFFSET = 1,
+	DIFF_BIT_SIZE = 2,
+	DIFF_SIZE = 4,
+	DIFF_TYPE = 8,
+};
+
+struct change {
+	enum change_kind kind;
+	bool breaking;
+	unsigned what;                          /* enum member_diff bits, for CHANGE_MEMBER */
+	struct flat_member old_member, new_member;  /* .member NULL when absent */
+	const char *other;                      /* alias_of, overlapped member, or embedded type */
+	const struct layout_enumerator *old_enum, *new_enum;
+	uint64_t old_value, new_value;          /* sizes, alignments, kinds */
+};
+
+struct type_finding {
+	const char *name;
+	enum finding_status status;
+	const struct layout_type *old_type, *new_type;   /* NULL when absent */
+	size_t nchanges;
+	struct change *changes;
+};
+
+struct compare_options {
+	bool common_only;   /* compare only types present on both sides */
+};
+
+struct comparison {
+	struct arena arena;
+	size_t nfindings;               /* types that differ, sorted by name */
+	struct type_finding **findings;
+	size_t counts[STATUS_COUNT];    /* every compared type, by status */
+	size_t old_types, new_types;
+	bool incompatible;
+};
+
+void compare_models(const struct layout_model *old_model, const struct layout_model *new_model,
+		    const struct compare_options *opts, struct comparison *ret);
+void comparison_deinit(struct comparison *c);
+
+const char *finding_status_name(enum finding_status s);
+
+#endif

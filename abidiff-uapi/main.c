@@ -1,0 +1,339 @@
+/* abidiff-uapi: the command line. It parses options and wires the reader,
+ * the comparer and the reporters together; it decides nothing about
+ * layouts. Exit status: 0 compatible (or dump done), 1 incompatible,
+ * 2 usage error or bad input. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "btf_reader.h"
+#include "compare.h"
+#include "dwarf_reader.h"
+#include "model.h"
+#include "report.h"
+
+#ifndef AU_VERSION
+#define AU_VERSION "0.0.0"
+#endif
+
+enum { EXIT_COMPATIBLE = 0, EXIT_INCOMPATIBLE = 1, EXIT_TROUBLE = 2 };
+enum format { FORMAT_TEXT, FORMAT_JSON };
+enum { MAX_HEADER_DIRS = 64 };
+
+static const char usage_text[] =
+	"Usage: abidiff-uapi dump FILE [OPTION]...\n"
+	"  or:  abidiff-uapi diff OLD NEW [OPTION]...\n"
+	"Read the DWARF (or BTF) of compiled objects and report type layouts.\n"
+	"\n"
+	"  dump   the layout of every struct, union, enum and typedef'd anonymous\n"
+	"         aggregate in FILE: sizes, member offsets, bitfields, holes, padding\n"
+	"  diff   compare the layouts in OLD and NEW, pairing types by name; exit 0\n"
+	"         when compatible, 1 when incompatible\n"
+	"\n"
+	"Options:\n"
+	"      --format=text|json  output format (default text)\n"
+	"      --type=NAME         only this type (\"struct foo\", \"enum bar\", a typedef\n"
+	"                          name); may be repeated\n"
+	"      --headers=DIR       only types declared in a file under DIR; file names\n"
+	"                          are then shown relative to DIR; may be repeated\n"
+	"      --common-only       diff: compare only types present on both sides\n"
+	"      --btf               read OLD (diff) or FILE (dump) as raw BTF, such as\n"
+	"                          /sys/kernel/btf/vmlinux, instead of DWARF\n"
+	"  -o, --output=FILE       write the report to FILE (atomically) instead of\n"
+	"                          standard output\n"
+	"      --help              display this help and exit\n"
+	"      --version           output version information and exit\n"
+	"\n"
+	"Exit status: 0 compatible (or dump written), 1 incompatible, 2 usage error\n"
+	"or unreadable input (a one-line reason naming the file goes to stderr).\n";
+
+struct options {
+	const char *command;
+	const char *files[2];
+	int nfiles;
+	enum format format;
+	const char *types[64];
+	int ntypes;
+	const char *header_dirs[MAX_HEADER_DIRS];
+	char *header_real[MAX_HEADER_DIRS];
+	int nheaders;
+	bool common_only;
+	bool btf;
+	const char *output;
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("abidiff-uapi: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'abidiff-uapi --help' for more information.\n", stderr);
+	return EXIT_TROUBLE;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_FORMAT = 256, OPT_TYPE, OPT_HEADERS, OPT_COMMON, OPT_BTF, OPT_HELP, OPT_VERSION };
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "type", required_argument, NULL, OPT_TYPE },
+		{ "headers", required_argument, NULL, OPT_HEADERS },
+		{ "common-only", no_argument, NULL, OPT_COMMON },
+		{ "btf", no_argument, NULL, OPT_BTF },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "+o:", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_FORMAT:
+			if (strcmp(optarg, "text") == 0)
+				o->format = FORMAT_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				o->format = FORMAT_JSON;
+			else
+				return usage_error("invalid --format '%s' (text or json)", optarg);
+			break;
+		case OPT_TYPE:
+			if (o->ntypes == (int)(sizeof(o->types) / sizeof(o->types[0])))
+				return usage_error("too many --type options%s", "");
+			o->types[o->ntypes++] = optarg;
+			break;
+		case OPT_HEADERS:
+			if (o->nheaders == MAX_HEADER_DIRS)
+				return usage_error("too many --headers options%s", "");
+			o->header_dirs[o->nheaders++] = optarg;
+			break;
+		case OPT_COMMON:
+			o->common_only = true;
+			break;
+		case OPT_BTF:
+			o->btf = true;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_HELP:
+			fputs(usage_text, stdout);
+			exit(EXIT_COMPATIBLE);
+		case OPT_VERSION:
+			printf("abidiff-uapi %s\n", AU_VERSION);
+			exit(EXIT_COMPATIBLE);
+		case ':':
+			return usage_error("option '%s' requires an argument", argv[optind - 1]);
+		default:
+			return usage_error("unrecognized option '%s'", argv[optind - 1]);
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (!o->command)
+			o->command = argv[optind];
+		else if (o->nfiles < 2)
+			o->files[o->nfiles++] = argv[optind];
+		else
+			return usage_error("extra operand '%s'", argv[optind]);
+	}
+	return -1;
+}
+
+/* Reorders argv so options may follow operands, as GNU tools allow. */
+static int parse_all(int argc, char **argv, struct options *o)
+{
+	char **opts = calloc((size_t)argc + 1, sizeof(*opts));
+	char **ops = calloc((size_t)argc + 1, sizeof(*ops));
+	if (!opts || !ops) {
+		free(opts);
+		free(ops);
+		fputs("abidiff-uapi: out of memory\n", stderr);
+		return EXIT_TROUBLE;
+	}
+	int no = 0, nops = 0;
+	opts[no++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0) {
+			for (i++; i < argc; i++)
+				ops[nops++] = argv[i];
+			break;
+		}
+		if (a[0] == '-' && a[1]) {
+			opts[no++] = argv[i];
+			/* Options that take their argument in the next word. */
+			if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--format") == 0 ||
+			     strcmp(a, "--type") == 0 || strcmp(a, "--headers") == 0) && i + 1 < argc)
+				opts[no++] = argv[++i];
+		} else {
+			ops[nops++] = argv[i];
+		}
+	}
+	opts[no++] = "--";
+	for (int i = 0; i < nops; i++)
+		opts[no++] = ops[i];
+	int rc = parse_options(no, opts, o);
+	free(opts);
+	free(ops);
+	return rc;
+}
+
+static bool keep_type(const struct layout_type *t, void *arg)
+{
+	const struct options *o = arg;
+	if (o->ntypes) {
+		bool found = false;
+		for (int i = 0; i < o->ntypes && !found; i++)
+			found = strcmp(o->types[i], t->name) == 0;
+		if (!found)
+			return false;
+	}
+	if (!o->nheaders)
+		return true;
+	if (!t->file)
+		return false;
+	for (int i = 0; i < o->nheaders; i++) {
+		const char *dirs[2] = { o->header_dirs[i], o->header_real[i] };
+		for (int k = 0; k < 2; k++) {
+			size_t n = dirs[k] ? strlen(dirs[k]) : 0;
+			while (n > 1 && dirs[k][n - 1] == '/')
+				n--;
+			if (n && strncmp(t->file, dirs[k], n) == 0 && t->file[n] == '/') {
+				/* The file name as a user includes it: linux/foo.h. */
+				((struct layout_type *)t)->file = t->file + n + 1;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static struct au_error *load(const char *path, bool btf, const struct options *o, struct layout_model *m)
+{
+	layout_model_init(m, path);
+	struct au_error *err = btf ? btf_read_layouts(path, m) : dwarf_read_layouts(path, m);
+	if (err)
+		return err;
+	if (o->ntypes || o->nheaders)
+		layout_model_filter(m, keep_type, (void *)o);
+	layout_model_sort(m);
+	return NULL;
+}
+
+/* Writes the report to a memory buffer first, then to stdout or atomically
+ * to --output, so that a failure never leaves half a report behind. */
+static int emit(const struct options *o, char *buf, size_t len)
+{
+	if (!o->output) {
+		if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0) {
+			fprintf(stderr, "abidiff-uapi: standard output: %s\n", strerror(errno));
+			return EXIT_TROUBLE;
+		}
+		return 0;
+	}
+	char *tmp;
+	if (asprintf(&tmp, "%s.tmpXXXXXX", o->output) < 0)
+		return EXIT_TROUBLE;
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "abidiff-uapi: %s: %s\n", o->output, strerror(errno));
+		free(tmp);
+		return EXIT_TROUBLE;
+	}
+	FILE *f = fdopen(fd, "w");
+	bool ok = f && fwrite(buf, 1, len, f) == len;
+	ok = f && fclose(f) == 0 && ok;
+	if (!f)
+		close(fd);
+	if (!ok || rename(tmp, o->output) != 0) {
+		fprintf(stderr, "abidiff-uapi: %s: %s\n", o->output, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return EXIT_TROUBLE;
+	}
+	free(tmp);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	int rc = parse_all(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	if (!o.command)
+		return usage_error("missing command (dump or diff)%s", "");
+	bool diff = strcmp(o.command, "diff") == 0;
+	if (!diff && strcmp(o.command, "dump") != 0)
+		return usage_error("unknown command '%s' (dump or diff)", o.command);
+	if (o.nfiles != (diff ? 2 : 1))
+		return usage_error(diff ? "diff needs two files, OLD and NEW%s" : "dump needs one FILE%s", "");
+	if (o.common_only && !diff)
+		return usage_error("--common-only applies to diff only%s", "");
+	for (int i = 0; i < o.nheaders; i++) {
+		o.header_real[i] = realpath(o.header_dirs[i], NULL);
+		if (!o.header_real[i]) {
+			fprintf(stderr, "abidiff-uapi: %s: %s\n", o.header_dirs[i], strerror(errno));
+			rc = EXIT_TROUBLE;
+			goto out_headers;
+		}
+	}
+
+	struct layout_model models[2];
+	int loaded = 0;
+	struct au_error *err = NULL;
+	for (; loaded < o.nfiles && !err; loaded++)
+		err = load(o.files[loaded], o.btf && loaded == 0, &o, &models[loaded]);
+	if (err) {
+		fprintf(stderr, "abidiff-uapi: %s\n", err->message);
+		au_error_destroy(err);
+		rc = EXIT_TROUBLE;
+		goto out;
+	}
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	if (!mem) {
+		fputs("abidiff-uapi: out of memory\n", stderr);
+		rc = EXIT_TROUBLE;
+		goto out;
+	}
+	if (diff) {
+		struct compare_options copts = { .common_only = o.common_only };
+		struct comparison cmp;
+		compare_models(&models[0], &models[1], &copts, &cmp);
+		if (o.format == FORMAT_JSON)
+			report_diff_json(mem, &cmp, o.files[0], o.files[1]);
+		else
+			report_diff_text(mem, &cmp, o.files[0], o.files[1]);
+		rc = cmp.incompatible ? EXIT_INCOMPATIBLE : EXIT_COMPATIBLE;
+		comparison_deinit(&cmp);
+	} else {
+		if (o.format == FORMAT_JSON)
+			report_dump_json(mem, &models[0]);
+		else
+			report_dump_text(mem, &models[0]);
+		rc = EXIT_COMPATIBLE;
+	}
+	if (fclose(mem) != 0) {
+		fputs("abidiff-uapi: out of memory\n", stderr);
+		rc = EXIT_TROUBLE;
+	} else {
+		int erc = emit(&o, buf, len);
+		if (erc)
+			rc = erc;
+	}
+	free(buf);
+out:
+	for (int i = 0; i < loaded; i++)
+		layout_model_deinit(&models[i]);
+out_headers:
+	for (int i = 0; i < o.nheaders; i++)
+		free(o.header_real[i]);
+	return rc;
+}

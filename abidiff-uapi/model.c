@@ -1,0 +1,191 @@
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+void layout_model_init(struct layout_model *m, const char *path)
+{
+	memset(m, 0, sizeof(*m));
+	arena_init(&m->arena);
+	strmap_init(&m->by_name);
+	m->path = arena_strdup(&m->arena, path);
+}
+
+void layout_model_deinit(struct layout_model *m)
+{
+	free(m->types);
+	strmap_deinit(&m->by_name);
+	arena_deinit(&m->arena);
+}
+
+bool layout_model_add(struct layout_model *m, struct layout_type *t)
+{
+	if (strmap_get(&m->by_name, t->name))
+		return false;
+	if (m->ntypes == m->capacity) {
+		size_t cap = m->capacity ? 2 * m->capacity : 256;
+		struct layout_type **p = realloc(m->types, cap * sizeof(*p));
+		if (!p) {
+			fputs("abidiff-uapi: out of memory\n", stderr);
+			exit(2);
+		}
+		m->types = p;
+		m->capacity = cap;
+	}
+	m->types[m->ntypes++] = t;
+	strmap_put(&m->by_name, t->name, t);
+	return true;
+}
+
+struct layout_type *layout_model_find(const struct layout_model *m, const char *name)
+{
+	return strmap_get(&m->by_name, name);
+}
+
+static int cmp_type(const void *a, const void *b)
+{
+	const struct layout_type *x = *(const struct layout_type *const *)a;
+	const struct layout_type *y = *(const struct layout_type *const *)b;
+	return strcmp(x->name, y->name);
+}
+
+void layout_model_sort(struct layout_model *m)
+{
+	if (m->ntypes)
+		qsort(m->types, m->ntypes, sizeof(*m->types), cmp_type);
+}
+
+void layout_model_filter(struct layout_model *m, bool (*keep)(const struct layout_type *, void *), void *arg)
+{
+	size_t n = 0;
+	strmap_deinit(&m->by_name);
+	strmap_init(&m->by_name);
+	for (size_t i = 0; i < m->ntypes; i++) {
+		if (keep(m->types[i], arg)) {
+			m->types[n++] = m->types[i];
+			strmap_put(&m->by_name, m->types[i]->name, m->types[i]);
+		}
+	}
+	m->ntypes = n;
+}
+
+const char *layout_kind_name(enum layout_kind kind)
+{
+	switch (kind) {
+	case LAYOUT_STRUCT: return "struct";
+	case LAYOUT_UNION: return "union";
+	case LAYOUT_ENUM: return "enum";
+	}
+	return "?";
+}
+
+static bool is_empty_filler(const struct layout_member *m)
+{
+	return m->size == 0 && !m->flexible && m->type_key && strcmp(m->type_key, "struct{}0") == 0;
+}
+
+struct flat_buf {
+	struct flat_member *v;
+	size_t n, cap;
+};
+
+static void flat_push(struct flat_buf *b, const struct layout_member *m, uint64_t off)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 16;
+		b->v = realloc(b->v, b->cap * sizeof(*b->v));
+		if (!b->v) {
+			fputs("abidiff-uapi: out of memory\n", stderr);
+			exit(2);
+		}
+	}
+	b->v[b->n].member = m;
+	b->v[b->n].bit_offset = off;
+	b->n++;
+}
+
+static void flatten(const struct layout_type *t, uint64_t base, struct flat_buf *b, int depth)
+{
+	if (depth > 64)
+		return;
+	for (size_t i = 0; i < t->nmembers; i++) {
+		const struct layout_member *m = &t->members[i];
+		if (m->name) {
+			if (!is_empty_filler(m))
+				flat_push(b, m, base + m->bit_offset);
+		} else if (m->anon) {
+			flatten(m->anon, base + m->bit_offset, b, depth + 1);
+		}
+	}
+}
+
+static int cmp_flat(const void *a, const void *b)
+{
+	const struct flat_member *x = a, *y = b;
+	if (x->bit_offset != y->bit_offset)
+		return x->bit_offset < y->bit_offset ? -1 : 1;
+	return strcmp(x->member->name, y->member->name);
+}
+
+size_t layout_flatten(const struct layout_type *t, struct flat_member **ret)
+{
+	struct flat_buf b = { 0 };
+	flatten(t, 0, &b, 0);
+	if (b.n)
+		qsort(b.v, b.n, sizeof(*b.v), cmp_flat);
+	*ret = b.v;
+	return b.n;
+}
+
+const char *layout_base_key(struct arena *a, enum layout_base base, uint64_t bits, const char *name)
+{
+	static const char *const prefix[] = {
+		[BASE_BOOL] = "bool", [BASE_SIGNED] = "s", [BASE_UNSIGNED] = "u",
+		[BASE_FLOAT] = "f", [BASE_COMPLEX] = "cf", [BASE_UTF] = "utf",
+	};
+	if (base == BASE_OTHER)
+		return arena_printf(a, "base:%s:%" PRIu64, name ? name : "?", bits);
+	return arena_printf(a, "%s%" PRIu64, prefix[base], bits);
+}
+
+/* The canonical key of an anonymous aggregate is its shape, so two anonymous
+ * types are equal exactly when their layouts are. */
+const char *layout_anon_key(struct arena *a, const struct layout_type *t)
+{
+	size_t cap = 128, len = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return layout_kind_name(t->kind);
+	len = (size_t)snprintf(buf, cap, "%s{", layout_kind_name(t->kind));
+	size_t n = t->kind == LAYOUT_ENUM ? t->nenumerators : t->nmembers;
+	for (size_t i = 0; i < n; i++) {
+		char item[512];
+		int k;
+		const char *mk = "";
+		if (t->kind == LAYOUT_ENUM) {
+			k = snprintf(item, sizeof(item), "%s=%" PRId64 ";", t->enumerators[i].name,
+				     t->enumerators[i].value);
+		} else {
+			const struct layout_member *m = &t->members[i];
+			k = snprintf(item, sizeof(item), "%s@%" PRIu64 ":%" PRIu64 ":", m->name ? m->name : "",
+				     m->bit_offset, member_bits(m));
+			mk = m->type_key;
+		}
+		if (k < 0)
+			continue;
+		size_t need = len + (size_t)k + strlen(mk) + 4;
+		if (need > cap) {
+			cap = need * 2;
+			char *nb = realloc(buf, cap);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		len += (size_t)sprintf(buf + len, "%s%s%s", item, mk, t->kind == LAYOUT_ENUM ? "" : ";");
+	}
+	const char *res = arena_printf(a, "%s}%" PRIu64, buf, t->size);
+	free(buf);
+	return res;
+}

@@ -1,0 +1,107 @@
+/* The layout model: what a C programmer means by "the layout of a type",
+ * with no trace of DWARF or BTF. Readers build it; the comparer and the
+ * reporters only read it. All memory belongs to the model's arena. */
+#ifndef AU_MODEL_H
+#define AU_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "strmap.h"
+
+enum layout_kind {
+	LAYOUT_STRUCT,
+	LAYOUT_UNION,
+	LAYOUT_ENUM,
+};
+
+struct layout_type;
+
+struct layout_member {
+	const char *name;         /* NULL for an anonymous struct/union member or an unnamed bitfield */
+	uint64_t bit_offset;      /* from the start of the aggregate that declares it */
+	uint64_t bit_size;        /* bitfields only (is_bitfield); else 8 * size */
+	bool is_bitfield;
+	bool flexible;            /* a trailing T[] or T[0]: size 0 whatever the spelling */
+	uint64_t size;            /* bytes of the member's type (0 for a flexible array) */
+	const char *type_name;    /* as written: "__u32", "struct foo", "char[16]" */
+	/* The canonical type: typedefs and qualifiers resolved, base types by
+	 * encoding and width ("u32"), so that unsigned int == __u32 but
+	 * __u32 != __s32 and void * != __u64. */
+	const char *type_key;
+	/* The named aggregate this member holds by value (directly or as array
+	 * elements), for "embeds a changed struct": "struct foo", or NULL. */
+	const char *embeds;
+	/* An anonymous struct/union member: its layout, shown in place. */
+	struct layout_type *anon;
+};
+
+struct layout_enumerator {
+	const char *name;
+	int64_t value;
+	bool is_unsigned;         /* print value as uint64_t */
+};
+
+struct layout_type {
+	enum layout_kind kind;
+	/* "struct foo", "union foo", "enum foo", or the typedef name of a
+	 * typedef'd anonymous aggregate; NULL for an anonymous member type. */
+	const char *name;
+	const char *file;         /* declaring file, absolute when known, else NULL */
+	unsigned line;
+	uint64_t size;            /* bytes */
+	uint64_t align;           /* explicit alignment (DW_AT_alignment), 0 if unknown */
+	size_t nmembers;
+	struct layout_member *members;
+	size_t nenumerators;
+	struct layout_enumerator *enumerators;
+};
+
+struct layout_model {
+	struct arena arena;
+	const char *path;         /* where it was read from, for messages */
+	size_t ntypes;
+	size_t capacity;
+	struct layout_type **types;   /* named types, in the order read */
+	struct strmap by_name;        /* name -> struct layout_type * */
+};
+
+void layout_model_init(struct layout_model *m, const char *path);
+void layout_model_deinit(struct layout_model *m);
+/* Adds a named type; returns false (and adds nothing) if the name is taken. */
+bool layout_model_add(struct layout_model *m, struct layout_type *t);
+struct layout_type *layout_model_find(const struct layout_model *m, const char *name);
+/* Sorts types by name, for stable output whatever the reader's order. */
+void layout_model_sort(struct layout_model *m);
+/* Keeps only the types for which keep() is true. */
+void layout_model_filter(struct layout_model *m, bool (*keep)(const struct layout_type *, void *), void *arg);
+
+const char *layout_kind_name(enum layout_kind kind);
+
+/* A member reached by name, as C allows through anonymous members, with its
+ * offset from the start of the outer type. */
+struct flat_member {
+	const struct layout_member *member;
+	uint64_t bit_offset;      /* absolute */
+};
+
+/* Every named member of t reachable by name, in offset order; zero-size
+ * empty-struct members (the __DECLARE_FLEX_ARRAY filler) carry no data and
+ * are left out. Returns the count; *ret is malloc'd (caller frees). */
+size_t layout_flatten(const struct layout_type *t, struct flat_member **ret);
+
+/* Canonical keys, shared by every reader so that DWARF and BTF agree. */
+enum layout_base { BASE_BOOL, BASE_SIGNED, BASE_UNSIGNED, BASE_FLOAT, BASE_COMPLEX, BASE_UTF, BASE_OTHER };
+const char *layout_base_key(struct arena *a, enum layout_base base, uint64_t bits, const char *name);
+/* The key of an anonymous aggregate: its kind, members and size. */
+const char *layout_anon_key(struct arena *a, const struct layout_type *t);
+
+/* The bit size a member occupies. */
+static inline uint64_t member_bits(const struct layout_member *m)
+{
+	return m->is_bitfield ? m->bit_size : 8 * m->size;
+}
+
+#endif

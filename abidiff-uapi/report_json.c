@@ -1,0 +1,229 @@
+/* JSON reports. The schema is documented in README.md; keep them in step. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#ifndef AU_VERSION
+#define AU_VERSION "0.0.0"
+#endif
+
+static void json_str(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\t': fputs("\\t", out); break;
+		default:
+			if (*p < 0x20 || *p >= 0x7f)
+				fprintf(out, "\\u%04x", *p); /* names from a corrupt file may be any bytes */
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+static void member_json(FILE *out, const struct layout_member *m, uint64_t bit_offset)
+{
+	fputs("{\"name\":", out);
+	json_str(out, m->name);
+	fprintf(out, ",\"offset\":%" PRIu64 ",\"bit_offset\":%" PRIu64 ",\"size\":%" PRIu64, bit_offset / 8,
+		bit_offset, m->size);
+	if (m->is_bitfield)
+		fprintf(out, ",\"bit_size\":%" PRIu64, m->bit_size);
+	if (m->flexible)
+		fputs(",\"flexible\":true", out);
+	fputs(",\"type\":", out);
+	json_str(out, m->type_name);
+}
+
+static void members_json(FILE *out, const struct layout_type *t, uint64_t base)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < t->nmembers; i++) {
+		const struct layout_member *m = &t->members[i];
+		if (i)
+			fputc(',', out);
+		member_json(out, m, base + m->bit_offset);
+		if (m->anon) {
+			fputs(",\"kind\":", out);
+			json_str(out, layout_kind_name(m->anon->kind));
+			fputs(",\"members\":", out);
+			members_json(out, m->anon, base + m->bit_offset);
+		}
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+static void type_json(FILE *out, const struct layout_type *t)
+{
+	fputs("{\"name\":", out);
+	json_str(out, t->name);
+	fputs(",\"kind\":", out);
+	json_str(out, layout_kind_name(t->kind));
+	fputs(",\"file\":", out);
+	json_str(out, t->file);
+	fprintf(out, ",\"line\":%u,\"size\":%" PRIu64, t->line, t->size);
+	if (t->align)
+		fprintf(out, ",\"align\":%" PRIu64, t->align);
+	if (t->kind == LAYOUT_ENUM) {
+		fputs(",\"enumerators\":[", out);
+		for (size_t i = 0; i < t->nenumerators; i++) {
+			const struct layout_enumerator *e = &t->enumerators[i];
+			fprintf(out, "%s{\"name\":", i ? "," : "");
+			json_str(out, e->name);
+			if (e->is_unsigned)
+				fprintf(out, ",\"value\":%" PRIu64 "}", (uint64_t)e->value);
+			else
+				fprintf(out, ",\"value\":%" PRId64 "}", e->value);
+		}
+		fputs("]}", out);
+		return;
+	}
+	fputs(",\"members\":", out);
+	members_json(out, t, 0);
+	struct layout_gap *gaps;
+	uint64_t padding;
+	size_t n = layout_gaps(t, 0, &gaps, &padding);
+	fputs(",\"holes\":[", out);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s{\"bit_offset\":%" PRIu64 ",\"bit_size\":%" PRIu64 "}", i ? "," : "",
+			gaps[i].bit_offset, gaps[i].bit_size);
+	free(gaps);
+	fprintf(out, "],\"padding_bits\":%" PRIu64 "}", padding);
+}
+
+void report_dump_json(FILE *out, const struct layout_model *m)
+{
+	fputs("{\"tool\":\"abidiff-uapi\",\"version\":\"" AU_VERSION "\",\"file\":", out);
+	json_str(out, m->path);
+	fputs(",\"types\":[", out);
+	for (size_t i = 0; i < m->ntypes; i++) {
+		fputs(i ? ",\n" : "\n", out);
+		type_json(out, m->types[i]);
+	}
+	fputs("\n]}\n", out);
+}
+
+static void flat_json(FILE *out, const struct flat_member *fm)
+{
+	member_json(out, fm->member, fm->bit_offset);
+	fputc('}', out);
+}
+
+static void change_json(FILE *out, const struct change *ch)
+{
+	static const char *const kinds[] = {
+		[CHANGE_KIND] = "kind",
+		[CHANGE_SIZE] = "size",
+		[CHANGE_ALIGNMENT] = "alignment",
+		[CHANGE_MEMBER] = "member",
+		[CHANGE_MEMBER_REMOVED] = "member_removed",
+		[CHANGE_MEMBER_ADDED] = "member_added",
+		[CHANGE_ALIAS_ADDED] = "alias_added",
+		[CHANGE_ALIAS_REMOVED] = "alias_removed",
+		[CHANGE_RENAMED] = "renamed",
+		[CHANGE_ENUMERATOR_VALUE] = "enumerator_value",
+		[CHANGE_ENUMERATOR_REMOVED] = "enumerator_removed",
+		[CHANGE_ENUMERATOR_ADDED] = "enumerator_added",
+		[CHANGE_EMBEDDED] = "embedded",
+	};
+	fprintf(out, "{\"change\":\"%s\",\"breaking\":%s", kinds[ch->kind], ch->breaking ? "true" : "false");
+	switch (ch->kind) {
+	case CHANGE_KIND:
+		fprintf(out, ",\"old\":\"%s\",\"new\":\"%s\"", layout_kind_name(ch->old_value),
+			layout_kind_name(ch->new_value));
+		break;
+	case CHANGE_SIZE:
+	case CHANGE_ALIGNMENT:
+		fprintf(out, ",\"old\":%" PRIu64 ",\"new\":%" PRIu64, ch->old_value, ch->new_value);
+		break;
+	case CHANGE_ENUMERATOR_VALUE:
+	case CHANGE_ENUMERATOR_REMOVED:
+	case CHANGE_ENUMERATOR_ADDED: {
+		const struct layout_enumerator *e = ch->old_enum ? ch->old_enum : ch->new_enum;
+		fputs(",\"enumerator\":", out);
+		json_str(out, e->name);
+		if (ch->old_enum)
+			fprintf(out, ",\"old\":%" PRId64, ch->old_enum->value);
+		if (ch->new_enum)
+			fprintf(out, ",\"new\":%" PRId64, ch->new_enum->value);
+		break;
+	}
+	default: {
+		const char *name = ch->old_member.member ? ch->old_member.member->name : ch->new_member.member->name;
+		fputs(",\"member\":", out);
+		json_str(out, name);
+		if (ch->kind == CHANGE_MEMBER) {
+			static const char *const what[] = { "offset", "bit_size", "size", "type" };
+			fputs(",\"what\":[", out);
+			int k = 0;
+			for (int i = 0; i < 4; i++)
+				if (ch->what & (1u << i))
+					fprintf(out, "%s\"%s\"", k++ ? "," : "", what[i]);
+			fputc(']', out);
+		}
+		if (ch->other) {
+			fputs(ch->kind == CHANGE_EMBEDDED ? ",\"type\":"
+			      : ch->kind == CHANGE_MEMBER_ADDED ? ",\"overlaps\":" : ",\"alias_of\":", out);
+			json_str(out, ch->other);
+		}
+		if (ch->old_member.member) {
+			fputs(",\"old\":", out);
+			flat_json(out, &ch->old_member);
+		}
+		if (ch->new_member.member) {
+			fputs(",\"new\":", out);
+			flat_json(out, &ch->new_member);
+		}
+	}
+	}
+	fputc('}', out);
+}
+
+void report_diff_json(FILE *out, const struct comparison *c, const char *old_path, const char *new_path)
+{
+	fputs("{\"tool\":\"abidiff-uapi\",\"version\":\"" AU_VERSION "\",\"old\":", out);
+	json_str(out, old_path);
+	fputs(",\"new\":", out);
+	json_str(out, new_path);
+	fprintf(out, ",\"verdict\":\"%s\",\"counts\":{\"old_types\":%zu,\"new_types\":%zu", c->incompatible ? "incompatible" : "compatible",
+		c->old_types, c->new_types);
+	for (int s = 0; s < STATUS_COUNT; s++)
+		fprintf(out, ",\"%s\":%zu", finding_status_name(s), c->counts[s]);
+	fputs("},\"types\":[", out);
+	for (size_t i = 0; i < c->nfindings; i++) {
+		const struct type_finding *f = c->findings[i];
+		const struct layout_type *t = f->new_type ? f->new_type : f->old_type;
+		fputs(i ? ",\n" : "\n", out);
+		fputs("{\"name\":", out);
+		json_str(out, f->name);
+		fprintf(out, ",\"kind\":\"%s\",\"status\":\"%s\",\"file\":", layout_kind_name(t->kind),
+			finding_status_name(f->status));
+		json_str(out, t->file);
+		fprintf(out, ",\"line\":%u", t->line);
+		if (f->old_type)
+			fprintf(out, ",\"old_size\":%" PRIu64, f->old_type->size);
+		if (f->new_type)
+			fprintf(out, ",\"new_size\":%" PRIu64, f->new_type->size);
+		fputs(",\"changes\":[", out);
+		for (size_t j = 0; j < f->nchanges; j++) {
+			if (j)
+				fputc(',', out);
+			change_json(out, &f->changes[j]);
+		}
+		fputs("]}", out);
+	}
+	fputs("\n]}\n", out);
+}

@@ -1,0 +1,268 @@
+/* Text reports. dump mirrors pahole's layout, which kernel developers
+ * already read: offset and size as comments, holes and padding called out. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+size_t layout_gaps(const struct layout_type *t, uint64_t base, struct layout_gap **ret, uint64_t *padding_bits)
+{
+	struct layout_gap *v = NULL;
+	size_t n = 0;
+	uint64_t end = 0;
+	*padding_bits = 0;
+	if (t->kind != LAYOUT_STRUCT) {
+		*ret = NULL;
+		return 0;
+	}
+	for (size_t i = 0; i < t->nmembers; i++) {
+		const struct layout_member *m = &t->members[i];
+		uint64_t bits = m->anon ? 8 * m->anon->size : member_bits(m);
+		if (m->bit_offset > end) {
+			struct layout_gap *nv = realloc(v, (n + 1) * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+			v[n].bit_offset = base + end;
+			v[n].bit_size = m->bit_offset - end;
+			n++;
+		}
+		if (m->bit_offset + bits > end)
+			end = m->bit_offset + bits;
+	}
+	if (8 * t->size > end)
+		*padding_bits = 8 * t->size - end;
+	*ret = v;
+	return n;
+}
+
+static void gap_text(FILE *out, int indent, const char *what, uint64_t bits)
+{
+	fprintf(out, "%*s/* XXX ", indent, "");
+	if (bits % 8 == 0)
+		fprintf(out, "%" PRIu64 " byte%s %s */\n", bits / 8, bits == 8 ? "" : "s", what);
+	else
+		fprintf(out, "%" PRIu64 " bit%s %s */\n", bits, bits == 1 ? "" : "s", what);
+}
+
+/* "char name[16]" rather than "char[16] name", as the header spells it. */
+static void declarator(char *buf, size_t n, const struct layout_member *m)
+{
+	const char *t = m->type_name, *dims = strchr(t, '[');
+	const char *name = m->name ? m->name : "";
+	if (dims)
+		snprintf(buf, n, "%-26.*s %s%s", (int)(dims - t), t, name, dims);
+	else
+		snprintf(buf, n, "%-26s %s", t, name);
+	if (m->is_bitfield) {
+		size_t len = strlen(buf);
+		snprintf(buf + len, n - len, ":%" PRIu64, m->bit_size);
+	}
+	size_t len = strlen(buf);
+	snprintf(buf + len, n - len, ";");
+}
+
+static void tabs(FILE *out, int n)
+{
+	for (int i = 0; i < n; i++)
+		fputc('\t', out);
+}
+
+static void members_text(FILE *out, const struct layout_type *t, uint64_t base, int depth)
+{
+	struct layout_gap *gaps;
+	uint64_t padding;
+	size_t ngaps = layout_gaps(t, base, &gaps, &padding);
+	size_t g = 0;
+	int width = 48 - 8 * (depth - 1);   /* comments line up as pahole's do */
+	if (width < 28)
+		width = 28;
+	for (size_t i = 0; i < t->nmembers; i++) {
+		const struct layout_member *m = &t->members[i];
+		uint64_t off = base + m->bit_offset;
+		for (; g < ngaps && gaps[g].bit_offset < off; g++) {
+			tabs(out, depth);
+			gap_text(out, 0, "hole, try to pack", gaps[g].bit_size);
+		}
+		tabs(out, depth);
+		if (m->anon) {
+			fprintf(out, "%s {\n", layout_kind_name(m->anon->kind));
+			members_text(out, m->anon, off, depth + 1);
+			tabs(out, depth);
+			fprintf(out, "%-*s /* %5" PRIu64 " %5" PRIu64 " */\n", width, "};", off / 8, m->anon->size);
+			continue;
+		}
+		char decl[512];
+		declarator(decl, sizeof(decl), m);
+		if (m->is_bitfield)
+			fprintf(out, "%-*s /* %5" PRIu64 ":%2" PRIu64 " %3" PRIu64 " */\n", width, decl, off / 8, off % 8,
+				m->size);
+		else
+			fprintf(out, "%-*s /* %5" PRIu64 " %5" PRIu64 " */\n", width, decl, off / 8, m->size);
+	}
+	if (padding && depth > 1) {
+		tabs(out, depth);
+		gap_text(out, 0, "padding", padding);
+	}
+	free(gaps);
+}
+
+static void type_text(FILE *out, const struct layout_type *t)
+{
+	if (t->file)
+		fprintf(out, "/* %s:%u */\n", t->file, t->line);
+	const char *name = t->name;
+	bool typedefd = strncmp(name, "struct ", 7) != 0 && strncmp(name, "union ", 6) != 0 &&
+			strncmp(name, "enum ", 5) != 0;
+	if (typedefd)
+		fprintf(out, "typedef %s {\n", layout_kind_name(t->kind));
+	else
+		fprintf(out, "%s {\n", name);
+	if (t->kind == LAYOUT_ENUM) {
+		for (size_t i = 0; i < t->nenumerators; i++) {
+			const struct layout_enumerator *e = &t->enumerators[i];
+			if (e->is_unsigned)
+				fprintf(out, "\t%s = %" PRIu64 ",\n", e->name, (uint64_t)e->value);
+			else
+				fprintf(out, "\t%s = %" PRId64 ",\n", e->name, e->value);
+		}
+		fprintf(out, "}%s%s; /* size: %" PRIu64 " */\n\n", typedefd ? " " : "", typedefd ? name : "", t->size);
+		return;
+	}
+	members_text(out, t, 0, 1);
+	struct layout_gap *gaps;
+	uint64_t padding, holes = 0;
+	size_t ngaps = layout_gaps(t, 0, &gaps, &padding);
+	for (size_t i = 0; i < ngaps; i++)
+		holes += gaps[i].bit_size;
+	free(gaps);
+	fprintf(out, "\n\t/* size: %" PRIu64, t->size);
+	if (t->align)
+		fprintf(out, ", align: %" PRIu64, t->align);
+	fprintf(out, ", members: %zu */\n", t->nmembers);
+	if (ngaps)
+		fprintf(out, "\t/* holes: %zu, sum holes: %" PRIu64 " bits */\n", ngaps, holes);
+	if (padding) {
+		if (padding % 8 == 0)
+			fprintf(out, "\t/* padding: %" PRIu64 " */\n", padding / 8);
+		else
+			fprintf(out, "\t/* padding: %" PRIu64 " bits */\n", padding);
+	}
+	fprintf(out, "}%s%s;\n\n", typedefd ? " " : "", typedefd ? name : "");
+}
+
+void report_dump_text(FILE *out, const struct layout_model *m)
+{
+	for (size_t i = 0; i < m->ntypes; i++)
+		type_text(out, m->types[i]);
+}
+
+/* "offset 4" or "offset 4 (bit 35)" when bitfields are involved. */
+static void where(char *buf, size_t n, const struct flat_member *fm)
+{
+	if (fm->member->is_bitfield || fm->bit_offset % 8)
+		snprintf(buf, n, "offset %" PRIu64 " bit %" PRIu64 " (bit %" PRIu64 "), %" PRIu64 " bit%s",
+			 fm->bit_offset / 8, fm->bit_offset % 8, fm->bit_offset, fm->member->bit_size,
+			 fm->member->bit_size == 1 ? "" : "s");
+	else
+		snprintf(buf, n, "offset %" PRIu64 ", size %" PRIu64, fm->bit_offset / 8, fm->member->size);
+}
+
+static void change_text(FILE *out, const struct change *ch)
+{
+	char a[160], b[160];
+	const struct layout_member *om = ch->old_member.member, *nm = ch->new_member.member;
+	switch (ch->kind) {
+	case CHANGE_KIND:
+		fprintf(out, "  kind: %s -> %s\n", layout_kind_name(ch->old_value), layout_kind_name(ch->new_value));
+		break;
+	case CHANGE_SIZE:
+		fprintf(out, "  size: %" PRIu64 " -> %" PRIu64 " bytes\n", ch->old_value, ch->new_value);
+		break;
+	case CHANGE_ALIGNMENT:
+		fprintf(out, "  alignment: %" PRIu64 " -> %" PRIu64 " bytes\n", ch->old_value, ch->new_value);
+		break;
+	case CHANGE_MEMBER:
+		fprintf(out, "  member %s:", om->name);
+		if (ch->what & (DIFF_OFFSET | DIFF_BIT_SIZE)) {
+			where(a, sizeof(a), &ch->old_member);
+			where(b, sizeof(b), &ch->new_member);
+			fprintf(out, " moved from %s to %s;", a, b);
+		}
+		if (ch->what & DIFF_SIZE)
+			fprintf(out, " size %" PRIu64 " -> %" PRIu64 " bytes%s;", om->size, nm->size,
+				om->flexible != nm->flexible ? " (flexible array)" : "");
+		if (ch->what & DIFF_TYPE)
+			fprintf(out, " type %s -> %s;", om->type_name, nm->type_name);
+		fputc('\n', out);
+		break;
+	case CHANGE_MEMBER_REMOVED:
+		where(a, sizeof(a), &ch->old_member);
+		fprintf(out, "  member %s removed (was %s, %s)\n", om->name, om->type_name, a);
+		break;
+	case CHANGE_MEMBER_ADDED:
+		where(b, sizeof(b), &ch->new_member);
+		if (ch->other)
+			fprintf(out, "  member %s added over %s with another size or type (%s, %s)\n", nm->name,
+				ch->other, nm->type_name, b);
+		else
+			fprintf(out, "  member %s added (%s, %s)\n", nm->name, nm->type_name, b);
+		break;
+	case CHANGE_ALIAS_ADDED:
+		where(b, sizeof(b), &ch->new_member);
+		fprintf(out, "  alias %s added for %s (%s, %s)\n", nm->name, ch->other, nm->type_name, b);
+		break;
+	case CHANGE_ALIAS_REMOVED:
+		where(a, sizeof(a), &ch->old_member);
+		fprintf(out, "  alias %s of %s removed (%s, %s)\n", om->name, ch->other, om->type_name, a);
+		break;
+	case CHANGE_RENAMED:
+		where(a, sizeof(a), &ch->old_member);
+		fprintf(out, "  member %s renamed to %s (%s, %s)\n", om->name, nm->name, om->type_name, a);
+		break;
+	case CHANGE_ENUMERATOR_VALUE:
+		fprintf(out, "  enumerator %s: %" PRId64 " -> %" PRId64 "\n", ch->old_enum->name, ch->old_enum->value,
+			ch->new_enum->value);
+		break;
+	case CHANGE_ENUMERATOR_REMOVED:
+		fprintf(out, "  enumerator %s removed (was %" PRId64 ")\n", ch->old_enum->name, ch->old_enum->value);
+		break;
+	case CHANGE_ENUMERATOR_ADDED:
+		fprintf(out, "  enumerator %s added (%" PRId64 ")\n", ch->new_enum->name, ch->new_enum->value);
+		break;
+	case CHANGE_EMBEDDED:
+		fprintf(out, "  member %s: its type %s changed layout\n", om->name, ch->other);
+		break;
+	}
+}
+
+void report_diff_text(FILE *out, const struct comparison *c, const char *old_path, const char *new_path)
+{
+	fprintf(out, "abidiff-uapi: %s -> %s\n", old_path, new_path);
+	for (size_t i = 0; i < c->nfindings; i++) {
+		const struct type_finding *f = c->findings[i];
+		const struct layout_type *t = f->new_type ? f->new_type : f->old_type;
+		fprintf(out, "\n%s: %s", f->name, finding_status_name(f->status));
+		if (t->file)
+			fprintf(out, " (%s:%u)", t->file, t->line);
+		if (f->old_type && f->new_type && f->old_type->size == f->new_type->size)
+			fprintf(out, ", size %" PRIu64, f->new_type->size);
+		else if (f->old_type && !f->new_type)
+			fprintf(out, ", was size %" PRIu64, f->old_type->size);
+		else if (f->new_type && !f->old_type)
+			fprintf(out, ", size %" PRIu64, f->new_type->size);
+		fputc('\n', out);
+		for (size_t j = 0; j < f->nchanges; j++)
+			change_text(out, &f->changes[j]);
+	}
+	size_t compared = c->counts[STATUS_UNCHANGED] + c->counts[STATUS_ALIASED] + c->counts[STATUS_EXTENDED] +
+			  c->counts[STATUS_RENAMED] + c->counts[STATUS_CHANGED];
+	fprintf(out, "\nsummary: %zu old types, %zu new types, %zu compared: %zu unchanged, %zu changed, %zu removed, "
+		     "%zu added, %zu aliased, %zu renamed, %zu extended\n",
+		c->old_types, c->new_types, compared, c->counts[STATUS_UNCHANGED], c->counts[STATUS_CHANGED],
+		c->counts[STATUS_REMOVED], c->counts[STATUS_ADDED], c->counts[STATUS_ALIASED],
+		c->counts[STATUS_RENAMED], c->counts[STATUS_EXTENDED]);
+	fprintf(out, "verdict: %s\n", c->incompatible ? "incompatible" : "compatible");
+}

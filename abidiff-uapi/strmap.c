@@ -1,0 +1,107 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strmap.h"
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static uint64_t hash_int(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+void strmap_init(struct strmap *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void strmap_deinit(struct strmap *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+static struct strmap_slot *find(const struct strmap *m, const char *key, uint64_t ikey, uint64_t h)
+{
+	size_t mask = m->capacity - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		struct strmap_slot *s = &m->slots[i];
+		if (!s->used)
+			return s;
+		if (s->hash == h && (key ? strcmp(s->key, key) == 0 : s->ikey == ikey))
+			return s;
+	}
+}
+
+static void grow(struct strmap *m)
+{
+	size_t cap = m->capacity ? m->capacity * 2 : 64;
+	struct strmap_slot *old = m->slots;
+	size_t oldcap = m->capacity;
+	m->slots = calloc(cap, sizeof(*m->slots));
+	if (!m->slots) {
+		fputs("abidiff-uapi: out of memory\n", stderr);
+		exit(2);
+	}
+	m->capacity = cap;
+	for (size_t i = 0; i < oldcap; i++) {
+		if (old[i].used)
+			*find(m, old[i].key, old[i].ikey, old[i].hash) = old[i];
+	}
+	free(old);
+}
+
+static void put(struct strmap *m, const char *key, uint64_t ikey, uint64_t h, void *value)
+{
+	if ((m->count + 1) * 4 > m->capacity * 3)
+		grow(m);
+	struct strmap_slot *s = find(m, key, ikey, h);
+	if (!s->used) {
+		s->used = true;
+		s->key = key;
+		s->ikey = ikey;
+		s->hash = h;
+		m->count++;
+	}
+	s->value = value;
+}
+
+void *strmap_get(const struct strmap *m, const char *key)
+{
+	if (!m->capacity)
+		return NULL;
+	struct strmap_slot *s = find(m, key, 0, hash_str(key));
+	return s->used ? s->value : NULL;
+}
+
+void strmap_put(struct strmap *m, const char *key, void *value)
+{
+	put(m, key, 0, hash_str(key), value);
+}
+
+void *strmap_iget(const struct strmap *m, uint64_t key)
+{
+	if (!m->capacity)
+		return NULL;
+	struct strmap_slot *s = find(m, NULL, key, hash_int(key));
+	return s->used ? s->value : NULL;
+}
+
+void strmap_iput(struct strmap *m, uint64_t key, void *value)
+{
+	put(m, NULL, key, hash_int(key), value);
+}

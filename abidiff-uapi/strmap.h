@@ -1,0 +1,35 @@
+/* An open-addressing hash map from strings (or 64-bit integers) to
+ * pointers. Pairing thousands of types by name must cost O(n), not O(n^2).
+ * Keys are not copied: they must outlive the map (they live in an arena). */
+#ifndef AU_STRMAP_H
+#define AU_STRMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct strmap_slot {
+	const char *key;    /* NULL: empty (string maps) */
+	uint64_t ikey;      /* integer maps */
+	uint64_t hash;
+	void *value;
+	bool used;
+};
+
+struct strmap {
+	struct strmap_slot *slots;
+	size_t capacity;    /* a power of two */
+	size_t count;
+};
+
+void strmap_init(struct strmap *m);
+void strmap_deinit(struct strmap *m);
+/* The value stored for key, or NULL. */
+void *strmap_get(const struct strmap *m, const char *key);
+/* Inserts or replaces. */
+void strmap_put(struct strmap *m, const char *key, void *value);
+/* Integer-keyed variants (for DIE offsets); a map is one kind or the other. */
+void *strmap_iget(const struct strmap *m, uint64_t key);
+void strmap_iput(struct strmap *m, uint64_t key, void *value);
+
+#endif
