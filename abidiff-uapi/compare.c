@@ -160,9 +160,12 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 			ch->new_member = fn[k];
 			ch->other = common->member->name;
 		} else {
-			/* A name added at the offset of an existing member but with
-			 * another size or type is a broken alias, not an extension. */
-			struct change *ch = push(c, CHANGE_MEMBER_ADDED, overlap != NULL);
+			/* A name added over an existing member with another size or
+			 * type is no alias (it is named, so a caller can tell), but it
+			 * moves nothing: a new union alternative, or a field carved out
+			 * of reserved space. Whatever it displaces shows up as that
+			 * member's own change. */
+			struct change *ch = push(c, CHANGE_MEMBER_ADDED, false);
 			ch->new_member = fn[k];
 			ch->other = overlap ? overlap->member->name : NULL;
 		}

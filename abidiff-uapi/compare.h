@@ -28,7 +28,7 @@ enum change_kind {
 	CHANGE_ALIGNMENT,
 	CHANGE_MEMBER,            /* a common member differs: see what */
 	CHANGE_MEMBER_REMOVED,
-	CHANGE_MEMBER_ADDED,      /* overlaps set: added over a member with another size or type */
+	CHANGE_MEMBER_ADDED,      /* other: the member it overlaps with another size or type */
 	CHANGE_ALIAS_ADDED,
 	CHANGE_ALIAS_REMOVED,
 	CHANGE_RENAMED,

@@ -293,6 +293,25 @@ static struct type_info *function_info(struct reader *r, Dwarf_Die *die, struct 
 	return ti;
 }
 
+/* gcc and clang spell base types differently; reports use one spelling so
+ * that the same header gives the same report whichever compiler built it. */
+static const char *base_spelling(const char *name)
+{
+	static const char *const map[][2] = {
+		{ "long int", "long" },
+		{ "long unsigned int", "unsigned long" },
+		{ "short int", "short" },
+		{ "short unsigned int", "unsigned short" },
+		{ "long long int", "long long" },
+		{ "long long unsigned int", "unsigned long long" },
+		{ "__int128 unsigned", "unsigned __int128" },
+	};
+	for (size_t i = 0; name && i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(name, map[i][0]) == 0)
+			return map[i][1];
+	return name;
+}
+
 static const char *aggregate_prefix(int tag)
 {
 	switch (tag) {
@@ -329,7 +348,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	case DW_TAG_base_type:
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
 		ti->size = size;
-		ti->display = name ? name : "?";
+		ti->display = name ? base_spelling(name) : "?";
 		ti->key = base_key(r, die, size);
 		break;
 	case DW_TAG_unspecified_type: /* decltype(nullptr) */
@@ -644,7 +663,7 @@ static void collect_typedefs(struct reader *r, Dwarf_Die *parent, int depth)
 }
 
 /* Pass 2: every named definition, at any depth (g++ nests them). */
-static void collect_types(struct reader *r, Dwarf_Die *parent, int depth)
+static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope, int depth)
 {
 	Dwarf_Die child;
 	if (depth > MAX_DEPTH || dwarf_child(parent, &child) != 0)
@@ -661,11 +680,16 @@ static void collect_types(struct reader *r, Dwarf_Die *parent, int depth)
 				struct layout_type *t = read_aggregate(r, &child, name, 0);
 				if (r->err)
 					return;
+				t->scope = scope;
 				layout_model_add(r->model, t);
 			}
 		}
-		if (tag != DW_TAG_enumeration_type)
-			collect_types(r, &child, depth + 1);
+		if (tag != DW_TAG_enumeration_type) {
+			const char *n = die_name(&child);
+			const char *inner = n ? arena_printf(&r->model->arena, "%s %s", aggregate_prefix(tag), n)
+					      : strmap_iget(&r->anon_names, dwarf_dieoffset(&child));
+			collect_types(r, &child, inner, depth + 1);
+		}
 		if (r->err)
 			return;
 	} while (dwarf_siblingof(&child, &child) == 0);
@@ -790,7 +814,7 @@ struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model
 			if (pass == 0)
 				collect_typedefs(&r, &cu, 0);
 			else
-				collect_types(&r, &cu, 0);
+				collect_types(&r, &cu, NULL, 0);
 			if (r.err)
 				break;
 			if (next <= off) {

@@ -49,6 +49,9 @@ struct layout_type {
 	/* "struct foo", "union foo", "enum foo", or the typedef name of a
 	 * typedef'd anonymous aggregate; NULL for an anonymous member type. */
 	const char *name;
+	/* The type it is nested in, as g++ nests named types ("struct outer"),
+	 * or NULL at file scope. C puts the same types at file scope. */
+	const char *scope;
 	const char *file;         /* declaring file, absolute when known, else NULL */
 	unsigned line;
 	uint64_t size;            /* bytes */

@@ -72,6 +72,10 @@ static void type_json(FILE *out, const struct layout_type *t)
 	json_str(out, t->name);
 	fputs(",\"kind\":", out);
 	json_str(out, layout_kind_name(t->kind));
+	if (t->scope) {
+		fputs(",\"scope\":", out);
+		json_str(out, t->scope);
+	}
 	fputs(",\"file\":", out);
 	json_str(out, t->file);
 	fprintf(out, ",\"line\":%u,\"size\":%" PRIu64, t->line, t->size);

@@ -159,15 +159,22 @@ void report_dump_text(FILE *out, const struct layout_model *m)
 		type_text(out, m->types[i]);
 }
 
-/* "offset 4" or "offset 4 (bit 35)" when bitfields are involved. */
+/* "offset 4, size 4", or for bitfields "bit 35 (byte 4 bit 3), 5 bits". */
 static void where(char *buf, size_t n, const struct flat_member *fm)
 {
 	if (fm->member->is_bitfield || fm->bit_offset % 8)
-		snprintf(buf, n, "offset %" PRIu64 " bit %" PRIu64 " (bit %" PRIu64 "), %" PRIu64 " bit%s",
-			 fm->bit_offset / 8, fm->bit_offset % 8, fm->bit_offset, fm->member->bit_size,
-			 fm->member->bit_size == 1 ? "" : "s");
+		snprintf(buf, n, "bit %" PRIu64 " (byte %" PRIu64 " bit %" PRIu64 "), %" PRIu64 " bit%s", fm->bit_offset,
+			 fm->bit_offset / 8, fm->bit_offset % 8, fm->member->bit_size, fm->member->bit_size == 1 ? "" : "s");
 	else
 		snprintf(buf, n, "offset %" PRIu64 ", size %" PRIu64, fm->bit_offset / 8, fm->member->size);
+}
+
+static void offset_text(char *buf, size_t n, uint64_t bits, bool bitwise)
+{
+	if (bitwise)
+		snprintf(buf, n, "bit %" PRIu64 " (byte %" PRIu64 " bit %" PRIu64 ")", bits, bits / 8, bits % 8);
+	else
+		snprintf(buf, n, "%" PRIu64, bits / 8);
 }
 
 static void change_text(FILE *out, const struct change *ch)
@@ -184,20 +191,35 @@ static void change_text(FILE *out, const struct change *ch)
 	case CHANGE_ALIGNMENT:
 		fprintf(out, "  alignment: %" PRIu64 " -> %" PRIu64 " bytes\n", ch->old_value, ch->new_value);
 		break;
-	case CHANGE_MEMBER:
+	case CHANGE_MEMBER: {
+		bool bitwise = om->is_bitfield || nm->is_bitfield || ch->old_member.bit_offset % 8 ||
+			       ch->new_member.bit_offset % 8;
+		const char *sep = "";
 		fprintf(out, "  member %s:", om->name);
-		if (ch->what & (DIFF_OFFSET | DIFF_BIT_SIZE)) {
-			where(a, sizeof(a), &ch->old_member);
-			where(b, sizeof(b), &ch->new_member);
-			fprintf(out, " moved from %s to %s;", a, b);
+		if (ch->what & DIFF_OFFSET) {
+			offset_text(a, sizeof(a), ch->old_member.bit_offset, bitwise);
+			offset_text(b, sizeof(b), ch->new_member.bit_offset, bitwise);
+			fprintf(out, " %s %s -> %s", bitwise ? "moved from" : "offset", a, b);
+			sep = ";";
 		}
-		if (ch->what & DIFF_SIZE)
-			fprintf(out, " size %" PRIu64 " -> %" PRIu64 " bytes%s;", om->size, nm->size,
+		if (ch->what & DIFF_BIT_SIZE) {
+			fprintf(out, "%s bit size %" PRIu64 " -> %" PRIu64, sep, member_bits(om), member_bits(nm));
+			if (!(ch->what & DIFF_OFFSET)) {
+				offset_text(a, sizeof(a), ch->new_member.bit_offset, true);
+				fprintf(out, " at %s", a);
+			}
+			sep = ";";
+		}
+		if ((ch->what & DIFF_SIZE) && !(om->is_bitfield && nm->is_bitfield)) {
+			fprintf(out, "%s size %" PRIu64 " -> %" PRIu64 " bytes%s", sep, om->size, nm->size,
 				om->flexible != nm->flexible ? " (flexible array)" : "");
+			sep = ";";
+		}
 		if (ch->what & DIFF_TYPE)
-			fprintf(out, " type %s -> %s;", om->type_name, nm->type_name);
+			fprintf(out, "%s type %s -> %s", sep, om->type_name, nm->type_name);
 		fputc('\n', out);
 		break;
+	}
 	case CHANGE_MEMBER_REMOVED:
 		where(a, sizeof(a), &ch->old_member);
 		fprintf(out, "  member %s removed (was %s, %s)\n", om->name, om->type_name, a);
@@ -205,8 +227,8 @@ static void change_text(FILE *out, const struct change *ch)
 	case CHANGE_MEMBER_ADDED:
 		where(b, sizeof(b), &ch->new_member);
 		if (ch->other)
-			fprintf(out, "  member %s added over %s with another size or type (%s, %s)\n", nm->name,
-				ch->other, nm->type_name, b);
+			fprintf(out, "  member %s added, overlapping %s with another size or type, so no alias (%s, %s)\n",
+				nm->name, ch->other, nm->type_name, b);
 		else
 			fprintf(out, "  member %s added (%s, %s)\n", nm->name, nm->type_name, b);
 		break;

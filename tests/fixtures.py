@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Fixture tests: build each case under fixtures/cases/ with several compilers
+and check abidiff-uapi against the expected outputs kept in the repo.
+
+A case is a directory with old.h, optionally new.h (else old.h is built twice)
+and case.conf (KEY=VALUE lines: OLD_LANG, NEW_LANG = c | c++; FLAGS; VARIANTS).
+For every variant (gcc, gcc -gdwarf-4, gcc -gz, clang, a shared object, an
+executable, a gcc/clang mix) the text and JSON reports must equal
+expected.txt and expected.json, byte for byte, and the exit status must match
+the verdict. Independently of our DWARF reading, the sizes and member offsets
+that `dump` reports are compiled back into static assertions with sizeof and
+offsetof, in the language of each side, so the compiler itself confirms them.
+
+Usage: fixtures.py [--update] [--only CASE] ABIDIFF_UAPI_BINARY
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CASES = os.path.join(ROOT, "fixtures", "cases")
+
+# variant -> (C compiler argv, C++ compiler argv, link mode)
+VARIANTS = {
+    "gcc": (["gcc", "-g"], ["g++", "-g"], "obj"),
+    "gcc-dwarf4": (["gcc", "-gdwarf-4"], ["g++", "-gdwarf-4"], "obj"),
+    "gcc-gz": (["gcc", "-g", "-gz=zlib"], ["g++", "-g", "-gz=zlib"], "obj"),
+    "clang": (["clang", "-g"], ["clang++", "-g"], "obj"),
+    "gcc-shared": (["gcc", "-g", "-fPIC"], ["g++", "-g", "-fPIC"], "shared"),
+    "gcc-exe": (["gcc", "-g"], ["g++", "-g"], "exe"),
+}
+DEFAULT_VARIANTS = ["gcc", "gcc-dwarf4", "gcc-gz", "clang", "gcc-shared", "gcc-exe", "mixed"]
+
+
+def read_conf(case):
+    conf = {"OLD_LANG": "c", "NEW_LANG": "c", "FLAGS": "", "VARIANTS": " ".join(DEFAULT_VARIANTS)}
+    path = os.path.join(case, "case.conf")
+    if os.path.exists(path):
+        for line in open(path):
+            line = line.strip()
+            if line and not line.startswith("#"):
+                k, _, v = line.partition("=")
+                conf[k.strip()] = v.strip()
+    return conf
+
+
+def compile_side(variant, lang, header, flags, out, workdir):
+    cc_c, cc_cxx, mode = VARIANTS[variant]
+    cc = cc_cxx if lang == "c++" else cc_c
+    ext = ".cc" if lang == "c++" else ".c"
+    src = os.path.join(workdir, os.path.basename(out) + ext)
+    with open(src, "w") as f:
+        f.write('#include "%s"\n' % header)
+        if mode == "exe":
+            f.write("int main(void) { return 0; }\n")
+    argv = cc + ["-fno-eliminate-unused-debug-types"] + flags.split()
+    if mode == "obj":
+        argv += ["-c", src, "-o", out]
+    elif mode == "shared":
+        argv += ["-shared", "-nostdlib", src, "-o", out]
+    else:
+        argv += [src, "-o", out]
+    subprocess.run(argv, check=True, cwd=workdir)
+
+
+def run_tool(tool, args, cwd):
+    p = subprocess.run([tool] + args, cwd=cwd, capture_output=True, text=True)
+    if p.returncode not in (0, 1):
+        raise AssertionError("%s %s: exit %d: %s" % (tool, " ".join(args), p.returncode, p.stderr.strip()))
+    if p.stderr:
+        raise AssertionError("%s %s: unexpected stderr: %s" % (tool, " ".join(args), p.stderr.strip()))
+    return p.returncode, p.stdout
+
+
+def crosscheck(tool, obj, lang, variant, header, flags, workdir):
+    """sizeof/offsetof, compiled, must agree with what dump read from DWARF."""
+    _, out = run_tool(tool, ["dump", "--format=json", obj], workdir)
+    asserts = []
+    count = 0
+
+    def members(ms, tname):
+        nonlocal count
+        for m in ms:
+            if m.get("members"):
+                members(m["members"], tname)
+            elif m["name"] and "bit_size" not in m and not m["name"].startswith("__empty_"):
+                asserts.append("SA(offsetof(%s, %s) == %d);" % (tname, m["name"], m["offset"]))
+                count += 1
+
+    types = json.loads(out)["types"]
+    by_name = {t["name"]: t for t in types}
+
+    def spelled(t):
+        # C++ scopes nested types: struct outer { struct inner ...} -> outer::inner.
+        if lang != "c++" or not t.get("scope"):
+            return t["name"]
+        outer = by_name.get(t["scope"])
+        base = spelled(outer) if outer else t["scope"].split(" ", 1)[-1]
+        return base.split(" ", 1)[-1] + "::" + t["name"].split(" ", 1)[-1]
+
+    for t in types:
+        name = spelled(t)
+        if t["kind"] == "enum" and not t["name"].startswith("enum "):
+            continue
+        asserts.append("SA(sizeof(%s) == %d);" % (name, t["size"]))
+        count += 1
+        if t["kind"] != "enum":
+            members(t["members"], name)
+    ext = ".cc" if lang == "c++" else ".c"
+    src = os.path.join(workdir, "check-%s-%s%s" % (variant, os.path.basename(obj), ext))
+    with open(src, "w") as f:
+        f.write('#include <stddef.h>\n#include "%s"\n' % header)
+        f.write("#define SA(x) static_assert(x, #x)\n" if lang == "c++" else "#define SA(x) _Static_assert(x, #x)\n")
+        f.write("\n".join(asserts) + "\n")
+    cc_c, cc_cxx, _ = VARIANTS["clang" if variant == "clang" else "gcc"]
+    cc = cc_cxx if lang == "c++" else cc_c
+    p = subprocess.run([cc[0], "-fsyntax-only"] + flags.split() + [src], cwd=workdir, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise AssertionError("sizeof/offsetof disagree with dump of %s:\n%s" % (obj, p.stderr[:2000]))
+    return count
+
+
+def run_case(tool, name, update):
+    case = os.path.join(CASES, name)
+    conf = read_conf(case)
+    new_h = "new.h" if os.path.exists(os.path.join(case, "new.h")) else "old.h"
+    expected_txt = os.path.join(case, "expected.txt")
+    expected_json = os.path.join(case, "expected.json")
+    failures = []
+    checks = 0
+    for variant in conf["VARIANTS"].split():
+        work = tempfile.mkdtemp(prefix="au-fixture-")
+        try:
+            shutil.copy(os.path.join(case, "old.h"), work)
+            if new_h != "old.h":
+                shutil.copy(os.path.join(case, "new.h"), work)
+            old_v, new_v = ("gcc", "clang") if variant == "mixed" else (variant, variant)
+            suffix = {"shared": ".so", "exe": ""}.get(VARIANTS[old_v][2], ".o")
+            compile_side(old_v, conf["OLD_LANG"], "old.h", conf["FLAGS"], os.path.join(work, "old" + suffix), work)
+            compile_side(new_v, conf["NEW_LANG"], new_h, conf["FLAGS"], os.path.join(work, "new" + suffix), work)
+            args = ["diff", "old" + suffix, "new" + suffix, "--headers", work]
+            rc, txt = run_tool(tool, args, work)
+            rcj, js = run_tool(tool, args + ["--format=json"], work)
+            # Names of the objects differ per variant; the expected files use old.o/new.o.
+            txt = txt.replace("old" + suffix + " -> new" + suffix, "old.o -> new.o", 1)
+            js = js.replace('"old":"old%s","new":"new%s"' % (suffix, suffix), '"old":"old.o","new":"new.o"', 1)
+            verdict = json.loads(js)["verdict"]
+            if rc != rcj or rc != (1 if verdict == "incompatible" else 0):
+                failures.append("%s: exit status %d/%d does not match verdict %s" % (variant, rc, rcj, verdict))
+            if update and variant == conf["VARIANTS"].split()[0]:
+                open(expected_txt, "w").write(txt)
+                open(expected_json, "w").write(js)
+            for got, path in ((txt, expected_txt), (js, expected_json)):
+                want = open(path).read() if os.path.exists(path) else None
+                if got != want:
+                    failures.append("%s: output differs from %s:\n--- expected\n%s--- got\n%s" % (
+                        variant, os.path.relpath(path, ROOT), want, got))
+            checks += crosscheck(tool, os.path.join(work, "old" + suffix), conf["OLD_LANG"], old_v, "old.h", conf["FLAGS"], work)
+            checks += crosscheck(tool, os.path.join(work, "new" + suffix), conf["NEW_LANG"], new_v, new_h, conf["FLAGS"], work)
+        except (subprocess.CalledProcessError, AssertionError) as e:
+            failures.append("%s: %s" % (variant, e))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return failures, checks
+
+
+def main():
+    args = sys.argv[1:]
+    update = "--update" in args
+    only = None
+    if "--only" in args:
+        only = args[args.index("--only") + 1]
+        del args[args.index("--only"):args.index("--only") + 2]
+    args = [a for a in args if a != "--update"]
+    if len(args) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    tool = os.path.abspath(args[0])
+    names = sorted(os.listdir(CASES)) if not only else [only]
+    passed = failed = checks = 0
+    for i, name in enumerate(names, 1):
+        failures, n = run_case(tool, name, update)
+        checks += n
+        if failures:
+            failed += 1
+            print("[%d/%d] FAIL %s" % (i, len(names), name))
+            for f in failures:
+                print("    " + f.replace("\n", "\n    "))
+        else:
+            passed += 1
+            print("[%d/%d] ok   %s (%d sizeof/offsetof checks)" % (i, len(names), name, n))
+        sys.stdout.flush()
+    print("fixtures: %d cases, %d compiler-confirmed sizes and offsets" % (len(names), checks))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
