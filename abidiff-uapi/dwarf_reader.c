@@ -641,12 +641,27 @@ static bool is_aggregate_tag(int tag)
 }
 
 /* Pass 1: remember which anonymous aggregates a typedef names. */
+/* libdw signals corrupt DIEs with negative results and DW_TAG_invalid. */
+static bool walk_error(struct reader *r, int rc, Dwarf_Die *die)
+{
+	if (rc >= 0 && (!die || dwarf_tag(die) != DW_TAG_invalid))
+		return false;
+	if (!r->err)
+		r->err = au_error_format("%s: corrupt .debug_info near offset 0x%llx: %s", r->path,
+					 die ? (unsigned long long)dwarf_dieoffset(die) : 0ULL,
+					 dwarf_errno() ? dwarf_errmsg(-1) : "invalid DIE");
+	return true;
+}
+
 static void collect_typedefs(struct reader *r, Dwarf_Die *parent, int depth)
 {
 	Dwarf_Die child;
-	if (depth > MAX_DEPTH || dwarf_child(parent, &child) != 0)
+	int rc;
+	if (depth > MAX_DEPTH || (rc = dwarf_child(parent, &child)) > 0 || walk_error(r, rc, NULL))
 		return;
 	do {
+		if (walk_error(r, 0, &child))
+			return;
 		int tag = dwarf_tag(&child);
 		if (tag == DW_TAG_typedef) {
 			const char *name = die_name(&child);
@@ -659,16 +674,20 @@ static void collect_typedefs(struct reader *r, Dwarf_Die *parent, int depth)
 			   tag == DW_TAG_union_type || tag == DW_TAG_namespace) {
 			collect_typedefs(r, &child, depth + 1);
 		}
-	} while (dwarf_siblingof(&child, &child) == 0);
+	} while (!r->err && (rc = dwarf_siblingof(&child, &child)) == 0);
+	walk_error(r, rc, NULL);
 }
 
 /* Pass 2: every named definition, at any depth (g++ nests them). */
 static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope, int depth)
 {
 	Dwarf_Die child;
-	if (depth > MAX_DEPTH || dwarf_child(parent, &child) != 0)
+	int rc;
+	if (depth > MAX_DEPTH || (rc = dwarf_child(parent, &child)) > 0 || walk_error(r, rc, NULL))
 		return;
 	do {
+		if (walk_error(r, 0, &child))
+			return;
 		int tag = dwarf_tag(&child);
 		if (!is_aggregate_tag(tag))
 			continue;
@@ -692,7 +711,8 @@ static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope
 		}
 		if (r->err)
 			return;
-	} while (dwarf_siblingof(&child, &child) == 0);
+	} while ((rc = dwarf_siblingof(&child, &child)) == 0);
+	walk_error(r, rc, NULL);
 }
 
 static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
@@ -802,7 +822,7 @@ struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model
 		int rc;
 		while ((rc = dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) == 0) {
 			Dwarf_Die cu;
-			if (!dwarf_offdie(dw, off + hsize, &cu)) {
+			if (!dwarf_offdie(dw, off + hsize, &cu) || dwarf_tag(&cu) == DW_TAG_invalid) {
 				r.err = dw_error(&r, "corrupt .debug_info");
 				break;
 			}

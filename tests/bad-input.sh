@@ -1,0 +1,79 @@
+#!/bin/bash
+# bad-input.sh: every kind of bad input must give exit status 2 and exactly one
+# line on stderr naming the file, never a crash, a hang or a sanitizer report.
+# Usage: tests/bad-input.sh ABIDIFF_UAPI_BINARY
+set -eu
+tool=$(realpath "$1")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+printf 'struct s { int a; long b; };\n' > s.c
+gcc -g -fno-eliminate-unused-debug-types -c s.c -o good.o
+: > empty.o
+printf 'this is not an object\n' > text.o
+head -c 4096 /dev/urandom > random.o
+head -c 300 good.o > truncated.o
+gcc -c s.c -o nodebug.o
+cp good.o stripped.o && strip --strip-debug stripped.o
+cp good.o corrupt.o
+# Overwrite the middle of .debug_info with garbage, keeping the ELF valid.
+off=$((0x$(readelf -S -W good.o | sed 's/^ *\[ *[0-9]*\]//' | awk '$1 == ".debug_info" { print $4 }')))
+printf '\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff' | dd of=corrupt.o bs=1 seek=$((off + 11)) conv=notrunc 2>/dev/null
+cp good.o badhdr.o
+printf '\x00\x00\x00\x00\x00\x00\x00\x00' | dd of=badhdr.o bs=1 seek=$((off + 0)) conv=notrunc 2>/dev/null
+mkdir adir
+printf 'garbage btf' > bad.btf
+
+pass=0 fail=0
+check() { # name, expected substring, args... (bad input: exactly one line)
+	check_lines 1 "$@"
+}
+usage() { # usage errors add GNU's "Try --help" line
+	check_lines 2 "$@"
+}
+check_lines() {
+	local maxlines=$1 name=$2 want=$3
+	shift 3
+	local rc=0
+	timeout 20 "$tool" "$@" > out.txt 2> err.txt || rc=$?
+	local lines
+	lines=$(wc -l < err.txt)
+	if [ "$rc" = 2 ] && [ "$lines" = "$maxlines" ] && head -n1 err.txt | grep -q -- "$want" && ! grep -qiE 'sanitizer|runtime error' err.txt && [ ! -s out.txt ]; then
+		pass=$((pass + 1))
+		echo "ok   $name: $(cat err.txt)"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name: exit $rc, $lines stderr lines (want exit 2, $maxlines line(s), the first containing '$want')"
+		sed 's/^/    /' err.txt | head -20
+	fi
+}
+check "empty file" "empty.o: empty file" dump empty.o
+check "text file" "text.o: not an ELF" dump text.o
+check "random bytes" "random.o: not an ELF" dump random.o
+check "truncated object" "truncated.o:" dump truncated.o
+check "no debug info" "nodebug.o: no DWARF" dump nodebug.o
+check "stripped object" "stripped.o: no DWARF" dump stripped.o
+check "corrupt .debug_info" "corrupt.o:" dump corrupt.o
+check "corrupt unit header" "badhdr.o:" dump badhdr.o
+check "directory" "adir: is a directory" dump adir
+check "missing path" "missing.o: No such file" dump missing.o
+check "bad NEW in diff" "empty.o: empty file" diff good.o empty.o
+check "bad OLD in diff" "random.o: not an ELF" diff random.o good.o
+check "bad BTF" "bad.btf:" diff --btf bad.btf good.o
+usage "unknown command" "unknown command" frobnicate good.o
+usage "unknown option" "unrecognized option" dump --frob good.o
+usage "bad format" "invalid --format" dump --format=xml good.o
+usage "missing operand" "diff needs two files" diff good.o
+check "missing --headers dir" "nodir: No such file" dump good.o --headers nodir
+# A report that cannot be written leaves nothing behind and names the file.
+check "unwritable output" "adir/sub/out.txt" dump good.o -o adir/sub/out.txt
+[ -z "$(ls adir)" ] && pass=$((pass + 1)) && echo "ok   no temporary file left" || { fail=$((fail + 1)); echo "FAIL temporary file left in adir"; }
+# And the good object still works, with --output written atomically.
+if "$tool" dump good.o -o report.txt && grep -q 'struct s {' report.txt && [ -z "$(ls report.txt.tmp* 2>/dev/null)" ]; then
+	pass=$((pass + 1)); echo "ok   good object, --output"
+else
+	fail=$((fail + 1)); echo "FAIL good object, --output"
+fi
+"$tool" --version | grep -q '^abidiff-uapi [0-9]' && "$tool" --help | grep -q '^Usage:' && pass=$((pass + 1)) && echo "ok   --help, --version" || { fail=$((fail + 1)); echo "FAIL --help/--version"; }
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

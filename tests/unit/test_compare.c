@@ -1,0 +1,179 @@
+/* Unit tests for the model and the comparer, on models built by hand: no
+ * compiler, no DWARF, so each rule of compare.c is tested alone. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "model.h"
+
+static int failures, checks;
+
+#define CHECK(cond)                                                                  \
+	do {                                                                         \
+		checks++;                                                            \
+		if (!(cond)) {                                                       \
+			failures++;                                                  \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+		}                                                                    \
+	} while (0)
+
+struct mdef {
+	const char *name;
+	unsigned offset; /* bytes */
+	unsigned size;
+	const char *key;
+};
+
+static struct layout_type *agg(struct layout_model *m, enum layout_kind kind, const char *name, unsigned size,
+			       const struct mdef *defs, size_t n)
+{
+	struct layout_type *t = arena_alloc(&m->arena, sizeof(*t));
+	t->kind = kind;
+	t->name = name;
+	t->size = size;
+	t->members = arena_alloc(&m->arena, (n ? n : 1) * sizeof(*t->members));
+	t->nmembers = n;
+	for (size_t i = 0; i < n; i++) {
+		struct layout_member *lm = &t->members[i];
+		lm->name = defs[i].name;
+		lm->bit_offset = 8ull * defs[i].offset;
+		lm->size = defs[i].size;
+		lm->bit_size = 8ull * defs[i].size;
+		lm->type_key = defs[i].key;
+		lm->type_name = defs[i].key;
+		if (strncmp(defs[i].key, "struct ", 7) == 0)
+			lm->embeds = defs[i].key;
+	}
+	if (name)
+		layout_model_add(m, t);
+	return t;
+}
+
+static enum finding_status status(const struct comparison *c, const char *name)
+{
+	for (size_t i = 0; i < c->nfindings; i++)
+		if (strcmp(c->findings[i]->name, name) == 0)
+			return c->findings[i]->status;
+	return STATUS_UNCHANGED;
+}
+
+static void test_statuses(void)
+{
+	struct layout_model a, b;
+	layout_model_init(&a, "old");
+	layout_model_init(&b, "new");
+	/* same */
+	agg(&a, LAYOUT_STRUCT, "struct same", 4, (struct mdef[]){ { "x", 0, 4, "u32" } }, 1);
+	agg(&b, LAYOUT_STRUCT, "struct same", 4, (struct mdef[]){ { "x", 0, 4, "u32" } }, 1);
+	/* alias added through an anonymous union */
+	agg(&a, LAYOUT_STRUCT, "struct al", 2, (struct mdef[]){ { "class", 0, 1, "u8" }, { "cmd", 1, 1, "u8" } }, 2);
+	struct layout_type *u = agg(&b, LAYOUT_UNION, NULL, 1,
+				    (struct mdef[]){ { "class", 0, 1, "u8" }, { "_class", 0, 1, "u8" } }, 2);
+	struct layout_type *al = agg(&b, LAYOUT_STRUCT, "struct al", 2,
+				     (struct mdef[]){ { NULL, 0, 1, "union{}" }, { "cmd", 1, 1, "u8" } }, 2);
+	al->members[0].anon = u;
+	/* renamed */
+	agg(&a, LAYOUT_STRUCT, "struct rn", 1, (struct mdef[]){ { "class", 0, 1, "u8" } }, 1);
+	agg(&b, LAYOUT_STRUCT, "struct rn", 1, (struct mdef[]){ { "_class", 0, 1, "u8" } }, 1);
+	/* type change with the same size */
+	agg(&a, LAYOUT_STRUCT, "struct ty", 8, (struct mdef[]){ { "p", 0, 8, "*void" } }, 1);
+	agg(&b, LAYOUT_STRUCT, "struct ty", 8, (struct mdef[]){ { "p", 0, 8, "u64" } }, 1);
+	/* member gone with no alias */
+	agg(&a, LAYOUT_STRUCT, "struct gone", 8, (struct mdef[]){ { "a", 0, 4, "u32" }, { "b", 4, 4, "u32" } }, 2);
+	agg(&b, LAYOUT_STRUCT, "struct gone", 8, (struct mdef[]){ { "a", 0, 4, "u32" } }, 1);
+	/* embedding: inner swaps members, outer holds it by value */
+	agg(&a, LAYOUT_STRUCT, "struct in", 8, (struct mdef[]){ { "x", 0, 4, "u32" }, { "y", 4, 4, "u32" } }, 2);
+	agg(&b, LAYOUT_STRUCT, "struct in", 8, (struct mdef[]){ { "y", 0, 4, "u32" }, { "x", 4, 4, "u32" } }, 2);
+	agg(&a, LAYOUT_STRUCT, "struct out", 8, (struct mdef[]){ { "i", 0, 8, "struct in" } }, 1);
+	agg(&b, LAYOUT_STRUCT, "struct out", 8, (struct mdef[]){ { "i", 0, 8, "struct in" } }, 1);
+	/* only on one side */
+	agg(&a, LAYOUT_STRUCT, "struct old_only", 1, (struct mdef[]){ { "x", 0, 1, "u8" } }, 1);
+	agg(&b, LAYOUT_STRUCT, "struct new_only", 1, (struct mdef[]){ { "x", 0, 1, "u8" } }, 1);
+	layout_model_sort(&a);
+	layout_model_sort(&b);
+
+	struct comparison c;
+	compare_models(&a, &b, &(struct compare_options){ 0 }, &c);
+	CHECK(status(&c, "struct same") == STATUS_UNCHANGED);
+	CHECK(status(&c, "struct al") == STATUS_ALIASED);
+	CHECK(status(&c, "struct rn") == STATUS_RENAMED);
+	CHECK(status(&c, "struct ty") == STATUS_CHANGED);
+	CHECK(status(&c, "struct gone") == STATUS_CHANGED);
+	CHECK(status(&c, "struct in") == STATUS_CHANGED);
+	CHECK(status(&c, "struct out") == STATUS_CHANGED);
+	CHECK(status(&c, "struct old_only") == STATUS_REMOVED);
+	CHECK(status(&c, "struct new_only") == STATUS_ADDED);
+	CHECK(c.incompatible);
+	CHECK(c.counts[STATUS_UNCHANGED] == 1);
+	CHECK(c.nfindings == 8);
+	/* Findings come sorted by name. */
+	for (size_t i = 1; i < c.nfindings; i++)
+		CHECK(strcmp(c.findings[i - 1]->name, c.findings[i]->name) < 0);
+	comparison_deinit(&c);
+
+	/* --common-only drops added and removed; the reverse direction swaps them. */
+	compare_models(&a, &b, &(struct compare_options){ .common_only = true }, &c);
+	CHECK(status(&c, "struct old_only") == STATUS_UNCHANGED);
+	CHECK(status(&c, "struct new_only") == STATUS_UNCHANGED);
+	CHECK(c.counts[STATUS_REMOVED] == 0 && c.counts[STATUS_ADDED] == 0);
+	comparison_deinit(&c);
+	compare_models(&b, &a, &(struct compare_options){ 0 }, &c);
+	CHECK(status(&c, "struct al") == STATUS_ALIASED);
+	CHECK(status(&c, "struct new_only") == STATUS_REMOVED);
+	comparison_deinit(&c);
+	layout_model_deinit(&a);
+	layout_model_deinit(&b);
+}
+
+static void test_flatten(void)
+{
+	struct layout_model m;
+	layout_model_init(&m, "m");
+	struct layout_type *u = agg(&m, LAYOUT_UNION, NULL, 4, (struct mdef[]){ { "a", 0, 4, "u32" }, { "b", 0, 4, "s32" } }, 2);
+	struct layout_type *s = agg(&m, LAYOUT_STRUCT, "struct s", 12,
+				    (struct mdef[]){ { "x", 0, 4, "u32" }, { NULL, 4, 4, "union{}" }, { "z", 8, 0, "struct{}0" } }, 3);
+	s->members[1].anon = u;
+	struct flat_member *f;
+	size_t n = layout_flatten(s, &f);
+	/* x, a and b reachable by name at absolute offsets; the empty filler is not. */
+	CHECK(n == 3);
+	CHECK(n == 3 && strcmp(f[0].member->name, "x") == 0 && f[0].bit_offset == 0);
+	CHECK(n == 3 && strcmp(f[1].member->name, "a") == 0 && f[1].bit_offset == 32);
+	CHECK(n == 3 && strcmp(f[2].member->name, "b") == 0 && f[2].bit_offset == 32);
+	free(f);
+	layout_model_deinit(&m);
+}
+
+static void test_strmap(void)
+{
+	struct strmap map;
+	strmap_init(&map);
+	char keys[20000][12];
+	for (int i = 0; i < 20000; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k%d", i);
+		strmap_put(&map, keys[i], (void *)(long)(i + 1));
+	}
+	int ok = 1;
+	for (int i = 0; i < 20000; i++)
+		ok &= strmap_get(&map, keys[i]) == (void *)(long)(i + 1);
+	CHECK(ok);
+	CHECK(strmap_get(&map, "absent") == NULL);
+	CHECK(map.count == 20000);
+	strmap_deinit(&map);
+	strmap_init(&map);
+	for (uint64_t i = 0; i < 5000; i++)
+		strmap_iput(&map, i * 4096, (void *)(i + 1));
+	CHECK(strmap_iget(&map, 4096 * 4999) == (void *)5000);
+	CHECK(strmap_iget(&map, 3) == NULL);
+	strmap_deinit(&map);
+}
+
+int main(void)
+{
+	test_statuses();
+	test_flatten();
+	test_strmap();
+	printf("unit: %d checks\n%d passed, %d failed\n", checks, checks - failures, failures);
+	return failures ? 1 : 0;
+}
