@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""report: turn the guest's results (extracted from the serial log by qemu/run) into guest-report.json
+and summary.txt in --out, and print nothing else. Exit 0 when the guest passed every check and the host
+saw no failure reason (--reason), 1 otherwise.
+
+The results directory holds checks.tsv (NAME, pass|fail, detail), uname, btf-{c,cxx}.{json,txt,err,rc},
+the program outputs, and matrix/NAME.* for each comparison whose output differed from the host's.
+"""
+import argparse
+import json
+import os
+import sys
+
+
+def read(path, default=None):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+def find_key(doc, names):
+    """The first value stored under one of names, searched breadth-first through nested objects."""
+    queue = [doc]
+    while queue:
+        node = queue.pop(0)
+        if isinstance(node, dict):
+            for name in names:
+                if name in node:
+                    return node[name]
+            queue.extend(v for v in node.values() if isinstance(v, (dict, list)))
+    return None
+
+
+def btf_result(results, lang):
+    """What abidiff-uapi --btf said about obj/LANG-after.o: exit status, counts, every mismatch."""
+    rc = read(os.path.join(results, "btf-%s.rc" % lang))
+    if rc is None:
+        return None
+    text = read(os.path.join(results, "btf-%s.json" % lang), "")
+    entry = {"exit": int(rc.strip() or -1), "stderr": read(os.path.join(results, "btf-%s.err" % lang), "")}
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        entry["json_error"] = "abidiff-uapi --format=json printed no valid JSON"
+        entry["output"] = text[:4000]
+        doc = None
+    if doc is not None:
+        entry["output"] = doc
+        compared = find_key(doc, ["structs_compared", "compared", "types_compared", "struct_count"])
+        if isinstance(compared, list):
+            compared = len(compared)
+        entry["structs_compared"] = compared
+        mismatches = find_key(doc, ["mismatches", "findings", "differences", "incompatible"])
+        entry["mismatches"] = mismatches if isinstance(mismatches, list) else []
+    entry["text"] = read(os.path.join(results, "btf-%s.txt" % lang), "")
+    return entry
+
+
+def describe(finding):
+    if isinstance(finding, dict):
+        parts = [str(finding[k]) for k in ("kind", "type", "struct", "name", "member", "message", "detail")
+                 if k in finding]
+        return " ".join(parts) if parts else json.dumps(finding, sort_keys=True)
+    return str(finding)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--kernel", required=True)
+    ap.add_argument("--key", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--verdict", default="")
+    ap.add_argument("--boot-seconds", type=int, default=0)
+    ap.add_argument("--total-seconds", type=int, default=0)
+    ap.add_argument("--reason", action="append", default=[])
+    args = ap.parse_args()
+    res = args.results
+
+    checks = []
+    for line in (read(os.path.join(res, "checks.tsv"), "") or "").splitlines():
+        fields = line.split("\t", 2) + ["", ""]
+        checks.append({"name": fields[0], "status": fields[1], "detail": fields[2]})
+    failed = [c for c in checks if c["status"] != "pass"]
+
+    matrix = [c for c in checks if c["name"].startswith("matrix:")]
+    differing = []
+    for c in matrix:
+        if c["status"] != "pass":
+            name = c["name"][len("matrix:"):]
+            differing.append({
+                "name": name,
+                "detail": c["detail"],
+                "json_diff": read(os.path.join(res, "matrix", name + ".json.diff")),
+                "text_diff": read(os.path.join(res, "matrix", name + ".txt.diff")),
+            })
+
+    programs = {}
+    for prog in ("keyctl-dh-c", "keyctl-dh-cxx", "ioprio-c", "ioprio-cxx"):
+        output = read(os.path.join(res, prog + ".out"))
+        if output is not None:
+            programs[prog] = output
+
+    btf = {lang: btf_result(res, lang) for lang in ("c", "cxx")}
+    reasons = list(args.reason)
+    if not checks and not reasons:
+        reasons.append("the guest ran no checks")
+    if failed:
+        reasons.append("%d of %d guest checks failed: %s" % (len(failed), len(checks),
+                                                             ", ".join(c["name"] for c in failed)))
+    passed = not reasons and args.verdict == "PASS"
+    if not passed and not reasons:
+        reasons.append("the guest's verdict is %s" % (args.verdict or "missing"))
+
+    report = {
+        "kernel": args.kernel,
+        "uname": (read(os.path.join(res, "uname"), "") or "").strip() or None,
+        "cache_key": args.key,
+        "passed": passed,
+        "verdict": args.verdict or None,
+        "reasons": reasons,
+        "checks": checks,
+        "matrix": {"comparisons": len(matrix), "identical": len(matrix) - len(differing),
+                   "differing": differing},
+        "btf": btf,
+        "programs": programs,
+        "seconds": {"boot_and_checks": args.boot_seconds, "total": args.total_seconds},
+    }
+    with open(os.path.join(args.out, "guest-report.json"), "w") as f:
+        json.dump(report, f, indent=2, sort_keys=False)
+        f.write("\n")
+
+    lines = ["qemu/run: linux %s (%s): %s" % (args.kernel, report["uname"] or "no uname",
+                                               "PASS" if passed else "FAIL")]
+    for r in reasons:
+        lines.append("  reason: %s" % r)
+    lines.append("  matrix: %d comparisons, %d identical to the host" % (len(matrix), len(matrix) - len(differing)))
+    for d in differing:
+        lines.append("    differs: %s (%s)" % (d["name"], d["detail"]))
+    for lang, entry in btf.items():
+        if entry is None:
+            lines.append("  btf %s: not run" % lang)
+            continue
+        lines.append("  btf %s: exit %d, %s structs compared, %d mismatches" % (
+            lang, entry["exit"], entry.get("structs_compared", "?"), len(entry.get("mismatches", []))))
+        for m in entry.get("mismatches", []):
+            lines.append("    mismatch: %s" % describe(m))
+        if "json_error" in entry:
+            lines.append("    %s" % entry["json_error"])
+    for c in checks:
+        if not c["name"].startswith("matrix:"):
+            lines.append("  %s %s: %s" % (c["status"], c["name"], c["detail"]))
+    lines.append("  time: %d s boot and checks, %d s in all" % (args.boot_seconds, args.total_seconds))
+    with open(os.path.join(args.out, "summary.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return 0 if passed else 1
+
+
+sys.exit(main())
