@@ -52,6 +52,16 @@ struct reader {
 	struct au_error *err;
 };
 
+/* The first error is the one reported; later ones (from unwinding nested
+ * reads) are dropped. */
+static void set_error(struct reader *r, struct au_error *err)
+{
+	if (r->err)
+		au_error_destroy(err);
+	else
+		r->err = err;
+}
+
 static struct au_error *dw_error(const struct reader *r, const char *what)
 {
 	return au_error_format("%s: %s: %s", r->path, what, dwarf_errmsg(-1));
@@ -584,9 +594,9 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		m->name = mn ? arena_strdup(a, mn) : NULL;
 		Dwarf_Die mt;
 		if (!die_type(&child, &mt)) {
-			r->err = au_error_format("%s: member %s of %s %s has no type", r->path,
+			set_error(r, au_error_format("%s: member %s of %s %s has no type", r->path,
 						 mn ? mn : "(anonymous)", layout_kind_name(t->kind),
-						 name ? name : "(anonymous)");
+						 name ? name : "(anonymous)"));
 			return t;
 		}
 		struct type_info *ti = type_info_of(r, &mt, depth + 1);
@@ -606,9 +616,9 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		    !dwarf_hasattr(&child, DW_AT_data_bit_offset)) {
 			m->bit_offset = 0;
 		} else if (!member_bit_offset(r, &child, m->bit_size, m->is_bitfield, m->size, &m->bit_offset)) {
-			r->err = au_error_format("%s: member %s of %s %s: unreadable offset", r->path,
+			set_error(r, au_error_format("%s: member %s of %s %s: unreadable offset", r->path,
 						 mn ? mn : "(anonymous)", layout_kind_name(t->kind),
-						 name ? name : "(anonymous)");
+						 name ? name : "(anonymous)"));
 			return t;
 		}
 		if (!mn) {

@@ -289,6 +289,10 @@ int main(int argc, char **argv)
 	for (; loaded < o.nfiles && !err; loaded++)
 		err = load(o.files[loaded], o.btf && loaded == 0, &o, &models[loaded]);
 	if (err) {
+		/* Names in a message may come from a corrupt file: keep it one line. */
+		for (char *p = err->message; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
 		fprintf(stderr, "abidiff-uapi: %s\n", err->message);
 		au_error_destroy(err);
 		rc = EXIT_TROUBLE;

@@ -48,14 +48,17 @@ static void gap_text(FILE *out, int indent, const char *what, uint64_t bits)
 }
 
 /* "char name[16]" rather than "char[16] name", as the header spells it. */
-static void declarator(char *buf, size_t n, const struct layout_member *m)
+static void declarator(char *buf, size_t n, const struct layout_member *m, int depth)
 {
 	const char *t = m->type_name, *dims = strchr(t, '[');
 	const char *name = m->name ? m->name : "";
+	int w = 26 - 8 * (depth - 1);   /* names line up across nesting levels */
+	if (w < 8)
+		w = 8;
 	if (dims)
-		snprintf(buf, n, "%-26.*s %s%s", (int)(dims - t), t, name, dims);
+		snprintf(buf, n, "%-*.*s %s%s", w, (int)(dims - t), t, name, dims);
 	else
-		snprintf(buf, n, "%-26s %s", t, name);
+		snprintf(buf, n, "%-*s %s", w, t, name);
 	if (m->is_bitfield) {
 		size_t len = strlen(buf);
 		snprintf(buf + len, n - len, ":%" PRIu64, m->bit_size);
@@ -77,8 +80,8 @@ static void members_text(FILE *out, const struct layout_type *t, uint64_t base, 
 	size_t ngaps = layout_gaps(t, base, &gaps, &padding);
 	size_t g = 0;
 	int width = 48 - 8 * (depth - 1);   /* comments line up as pahole's do */
-	if (width < 28)
-		width = 28;
+	if (width < 24)
+		width = 24;
 	for (size_t i = 0; i < t->nmembers; i++) {
 		const struct layout_member *m = &t->members[i];
 		uint64_t off = base + m->bit_offset;
@@ -95,7 +98,7 @@ static void members_text(FILE *out, const struct layout_type *t, uint64_t base, 
 			continue;
 		}
 		char decl[512];
-		declarator(decl, sizeof(decl), m);
+		declarator(decl, sizeof(decl), m, depth);
 		if (m->is_bitfield)
 			fprintf(out, "%-*s /* %5" PRIu64 ":%2" PRIu64 " %3" PRIu64 " */\n", width, decl, off / 8, off % 8,
 				m->size);

@@ -1,0 +1,25 @@
+#!/bin/bash
+# pahole-uapi.sh: dump of whole-UAPI objects (all headers of a kernel in one unit, C and C++,
+# before and after the series) must agree with pahole on every struct's size and member offsets.
+# The objects come from the pipeline (abidiff-uapi/uapi-check), run into a scratch directory.
+# Usage: tests/pahole-uapi.sh ABIDIFF_UAPI [KERNEL...]   (default kernels: 6.1 6.12)
+set -eu
+tool=$(realpath "$1")
+shift
+root=$(cd "$(dirname "$0")/.." && pwd)
+kernels=${*:-6.1 6.12}
+status=0
+for k in $kernels; do
+	out=$root/build/tests/pahole-$k
+	echo "pahole-uapi: building the whole-UAPI objects of $k (uapi-check --out $out)"
+	rc=0
+	"$root/abidiff-uapi/uapi-check" --kernel "$k" --out "$out" --quiet || rc=$?
+	# 0 or 1 are both fine here: only the objects are needed.
+	if [ "$rc" -gt 1 ] || [ ! -s "$out/obj/c-after.o" ]; then
+		echo "pahole-uapi: uapi-check could not build the objects of $k (exit $rc)"
+		status=1
+		continue
+	fi
+	python3 "$root/tests/pahole-crosscheck.py" "$tool" "$out"/obj/*.o || status=1
+done
+exit "$status"
