@@ -26,12 +26,23 @@ struct btf_reader {
 	struct btf_info *infos;      /* by type id */
 	const char **anon_names;     /* by type id: typedef naming an anonymous aggregate */
 	uint32_t n;
+	struct strmap names;         /* string offset -> copy in the model's arena */
 };
 
-static const char *name_of(const struct btf_reader *r, uint32_t off)
+/* Names are copied once into the model: libbpf's strings go with the btf. */
+static const char *name_of(struct btf_reader *r, uint32_t off)
 {
+	if (off == 0)
+		return NULL;
+	const char *copy = strmap_iget(&r->names, off);
+	if (copy)
+		return copy;
 	const char *s = btf__name_by_offset(r->btf, off);
-	return s && *s ? s : NULL;
+	if (!s || !*s)
+		return NULL;
+	copy = arena_strdup(&r->model->arena, s);
+	strmap_iput(&r->names, off, (void *)copy);
+	return copy;
 }
 
 static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth);
@@ -89,8 +100,16 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 	case BTF_KIND_DECL_TAG:
 		tt = info_of(r, t->type, depth + 1);
 		*ti = *tt;
-		if (btf_is_typedef(t) && name)
+		if (btf_is_typedef(t) && name) {
 			ti->display = name;
+			/* A typedef of an anonymous aggregate is that type's name, even
+			 * when deduplication gave the aggregate to another typedef too. */
+			if (t->type < r->n && r->anon_names[t->type]) {
+				const struct btf_type *target = btf__type_by_id(r->btf, t->type);
+				ti->key = name;
+				ti->embeds = btf_is_composite(target) ? name : NULL;
+			}
+		}
 		else if (btf_is_const(t))
 			ti->display = arena_printf(a, "const %s", tt->display);
 		else if (btf_is_volatile(t))
@@ -102,8 +121,22 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 		/* BTF folds int x[2][3] into nested arrays: the key is built the
 		 * same way DWARF's dimension list builds it. */
 		if (arr->nelems) {
-			ti->display = arena_printf(a, "%s[%u]", tt->display, arr->nelems);
-			ti->key = arena_printf(a, "[%u]%s", arr->nelems, tt->key);
+			/* Keys count elements, as the DWARF reader's do: an array of
+			 * arrays folds into one. */
+			unsigned long long inner = 1;
+			const char *ek = tt->key;
+			if (ek[0] == '[' && ek[1] != ']') {
+				char *end;
+				inner = strtoull(ek + 1, &end, 10);
+				ek = *end == ']' ? end + 1 : tt->key;
+				if (ek == tt->key)
+					inner = 1;
+			}
+			/* int x[2][3] is an array of 2 arrays of 3: "int[2][3]". */
+			const char *dims = strchr(tt->display, '[');
+			ti->display = dims ? arena_printf(a, "%.*s[%u]%s", (int)(dims - tt->display), tt->display, arr->nelems, dims)
+					   : arena_printf(a, "%s[%u]", tt->display, arr->nelems);
+			ti->key = arena_printf(a, "[%llu]%s", inner * arr->nelems, ek);
 		} else {
 			ti->display = arena_printf(a, "%s[]", tt->display);
 			ti->key = arena_printf(a, "[]%s", tt->key);
@@ -271,37 +304,49 @@ struct au_error *btf_read_layouts(const char *path, struct layout_model *model)
 	if (!btf || libbpf_get_error(btf))
 		return au_error_format("%s: not raw BTF, or corrupt BTF (%s)", path, strerror(e ? e : EINVAL));
 	struct btf_reader r = { .btf = btf, .model = model, .n = btf__type_cnt(btf) };
+	strmap_init(&r.names);
 	r.infos = calloc(r.n, sizeof(*r.infos));
 	r.anon_names = calloc(r.n, sizeof(*r.anon_names));
 	if (!r.infos || !r.anon_names) {
 		free(r.infos);
 		free(r.anon_names);
+		strmap_deinit(&r.names);
 		btf__free(btf);
 		return &au_error_nomem;
 	}
 	/* Pass 1: typedefs that name anonymous aggregates. */
 	for (uint32_t id = 1; id < r.n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
-		if (!btf_is_typedef(t) || !name_of(&r, t->name_off) || t->type >= r.n)
+		if (!btf_is_typedef(t) || !t->name_off || !name_of(&r, t->name_off) || t->type >= r.n)
 			continue;
 		const struct btf_type *target = btf__type_by_id(btf, t->type);
 		if ((btf_is_composite(target) || btf_is_enum(target) || btf_is_enum64(target)) &&
 		    !name_of(&r, target->name_off) && !r.anon_names[t->type])
 			r.anon_names[t->type] = arena_strdup(&model->arena, name_of(&r, t->name_off));
 	}
-	/* Pass 2: every named definition; the first of a duplicated name wins. */
+	/* Pass 2: every named definition, and every typedef of an anonymous
+	 * aggregate: BTF deduplication lets two typedefs share one anonymous
+	 * struct, and each name is a type of its own to a C programmer. The
+	 * first of a duplicated name wins. */
 	for (uint32_t id = 1; id < r.n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
-		if (!btf_is_composite(t) && !btf_is_enum(t) && !btf_is_enum64(t))
-			continue;
-		const char *n = name_of(&r, t->name_off);
-		const char *name = n ? arena_printf(&model->arena, "%s %s", kind_prefix(t), n) : r.anon_names[id];
+		const char *name = NULL;
+		uint32_t target = id;
+		if (btf_is_composite(t) || btf_is_enum(t) || btf_is_enum64(t)) {
+			const char *n = name_of(&r, t->name_off);
+			if (n)
+				name = arena_printf(&model->arena, "%s %s", kind_prefix(t), n);
+		} else if (btf_is_typedef(t) && t->type < r.n && r.anon_names[t->type]) {
+			name = name_of(&r, t->name_off);
+			target = t->type;
+		}
 		if (!name || layout_model_find(model, name))
 			continue;
-		layout_model_add(model, read_aggregate(&r, id, name, 0));
+		layout_model_add(model, read_aggregate(&r, target, name, 0));
 	}
 	free(r.infos);
 	free(r.anon_names);
+	strmap_deinit(&r.names);
 	btf__free(btf);
 	return NULL;
 }

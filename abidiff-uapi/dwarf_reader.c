@@ -215,8 +215,8 @@ static struct type_info *array_info(struct reader *r, Dwarf_Die *die, struct typ
 	struct type_info *et = NULL;
 	if (die_type(die, &elem))
 		et = type_info_of(r, &elem, depth + 1);
-	char dims[256] = "", keydims[256] = "";
-	size_t dl = 0, kl = 0;
+	char dims[256] = "";
+	size_t dl = 0;
 	uint64_t count = 1;
 	bool flexible = false;
 	Dwarf_Die child;
@@ -234,22 +234,20 @@ static struct type_info *array_info(struct reader *r, Dwarf_Die *die, struct typ
 				  : snprintf(dims + dl, sizeof(dims) - dl, "[]");
 			if (n > 0 && (size_t)n < sizeof(dims) - dl)
 				dl += (size_t)n;
-			n = c ? snprintf(keydims + kl, sizeof(keydims) - kl, "[%" PRId64 "]", c)
-			      : snprintf(keydims + kl, sizeof(keydims) - kl, "[]");
-			if (n > 0 && (size_t)n < sizeof(keydims) - kl)
-				kl += (size_t)n;
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
 	if (dl == 0) {
 		strcpy(dims, "[]");
-		strcpy(keydims, "[]");
 		flexible = true;
 		count = 0;
 	}
 	const char *ed = et ? et->display : "void";
 	const char *ek = et ? et->key : "void";
 	ti->display = arena_printf(&r->model->arena, "%s%s", ed, dims);
-	ti->key = arena_printf(&r->model->arena, "%s%s", keydims, ek);
+	/* T[2][65] and T[130] are the same layout (and BTF, from pahole, keeps
+	 * only the latter): the key counts elements. */
+	ti->key = flexible ? arena_printf(&r->model->arena, "[]%s", ek)
+			   : arena_printf(&r->model->arena, "[%" PRIu64 "]%s", count, ek);
 	ti->embeds = et ? et->embeds : NULL;
 	ti->flexible = flexible;
 	ti->size = flexible ? 0 : count * (et && et->has_size ? et->size : 0);
@@ -535,18 +533,6 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 	}
 	if (t->kind == LAYOUT_ENUM) {
 		t->enumerators = arena_alloc(a, (n ? n : 1) * sizeof(*t->enumerators));
-		bool sign = false;
-		Dwarf_Die ut;
-		if (die_type(die, &ut)) {
-			/* The underlying type tells how to read data1..data8. */
-			Dwarf_Die base = ut;
-			for (int i = 0; i < MAX_DEPTH && dwarf_tag(&base) != DW_TAG_base_type; i++)
-				if (!die_type(&base, &base))
-					break;
-			Dwarf_Word enc = 0;
-			attr_udata(&base, DW_AT_encoding, &enc);
-			sign = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
-		}
 		if (dwarf_child(die, &child) != 0)
 			return t;
 		do {
@@ -564,16 +550,14 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 				e->value = s;
 				e->is_unsigned = false;
 			} else {
+				/* gcc and clang write negative enumerators as sdata; a
+				 * dataN value is the unsigned number itself, even in a
+				 * signed enum (gcc: data1 225 for 225 in an int enum). */
 				Dwarf_Word u;
 				if (dwarf_formudata(&attr, &u) != 0)
 					continue;
-				unsigned width = attr.form == DW_FORM_data1 ? 8 : attr.form == DW_FORM_data2 ? 16
-					       : attr.form == DW_FORM_data4 ? 32 : 64;
-				if (sign && width < 64 && (u >> (width - 1)) & 1)
-					e->value = (int64_t)(u | (~0ULL << width));
-				else
-					e->value = (int64_t)u;
-				e->is_unsigned = !sign && (int64_t)u < 0;
+				e->value = (int64_t)u;
+				e->is_unsigned = (int64_t)u < 0;
 			}
 			e->name = arena_strdup(a, en);
 			t->nenumerators++;

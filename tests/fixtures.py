@@ -109,6 +109,13 @@ def crosscheck(tool, obj, lang, variant, header, flags, workdir):
         count += 1
         if t["kind"] != "enum":
             members(t["members"], name)
+        else:
+            for e in t["enumerators"]:
+                # Compared as integers of the enumerator's own value range.
+                v = e["value"]
+                lit = ("%dULL" % v) if v >= 0 else ("(-%dLL - 1)" % (-v - 1))
+                asserts.append("SA((long long)%s == (long long)%s);" % (e["name"], lit))
+                count += 1
     ext = ".cc" if lang == "c++" else ".c"
     src = os.path.join(workdir, "check-%s-%s%s" % (variant, os.path.basename(obj), ext))
     with open(src, "w") as f:

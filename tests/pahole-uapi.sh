@@ -21,5 +21,7 @@ for k in $kernels; do
 		continue
 	fi
 	python3 "$root/tests/pahole-crosscheck.py" "$tool" "$out"/obj/*.o || status=1
+	# And the BTF reader agrees with the DWARF reader on the same C objects.
+	bash "$root/tests/btf-roundtrip.sh" "$tool" "$out"/obj/c-before.o "$out"/obj/c-after.o || status=1
 done
 exit "$status"
