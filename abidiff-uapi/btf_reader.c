@@ -18,6 +18,7 @@ struct btf_info {
 	const char *display, *key, *embeds;
 	uint64_t size;
 	bool flexible, done, busy;
+	struct layout_type *layout;   /* an anonymous struct/union: its layout, read once */
 };
 
 struct btf_reader {
@@ -27,6 +28,7 @@ struct btf_reader {
 	const char **anon_names;     /* by type id: typedef naming an anonymous aggregate */
 	uint32_t n;
 	struct strmap names;         /* string offset -> copy in the model's arena */
+	struct au_error *err;
 };
 
 /* Names are copied once into the model: libbpf's strings go with the btf. */
@@ -185,10 +187,13 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 		} else if (r->anon_names[id]) {
 			ti->display = ti->key = r->anon_names[id];
 			ti->embeds = aggregate ? ti->display : NULL;
+		} else if (btf_is_fwd(t)) {
+			ti->display = ti->key = prefix;
 		} else {
 			struct layout_type *lt = read_aggregate(r, id, NULL, depth + 1);
 			ti->display = arena_printf(a, "%s {...}", prefix);
 			ti->key = layout_anon_key(a, lt);
+			ti->layout = lt;
 		}
 		break;
 	}
@@ -225,7 +230,9 @@ static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, con
 	lt->name = name;
 	lt->size = t->size;
 	lt->kind = btf_is_union(t) ? LAYOUT_UNION : (btf_is_enum(t) || btf_is_enum64(t)) ? LAYOUT_ENUM : LAYOUT_STRUCT;
-	uint16_t vlen = btf_vlen(t);
+	/* Only these kinds carry member arrays that libbpf has checked; a
+	 * forward declaration's vlen means nothing and may be garbage. */
+	uint16_t vlen = btf_is_composite(t) || btf_is_enum(t) || btf_is_enum64(t) ? btf_vlen(t) : 0;
 	if (depth > MAX_DEPTH)
 		return lt;
 	if (btf_is_enum(t)) {
@@ -279,8 +286,12 @@ static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, con
 		lm->bit_size = bits ? bits : 8 * lm->size;
 		if (!lm->name && st && (btf_is_struct(st) || btf_is_union(st)) && !name_of(r, st->name_off) &&
 		    !r->anon_names[sid])
-			lm->anon = read_aggregate(r, sid, NULL, depth + 1);
+			lm->anon = info_of(r, sid, depth + 1)->layout;
 	}
+	lt->nflat = layout_count_flat(lt);
+	if (lt->nflat > LAYOUT_MAX_FLAT && !r->err)
+		r->err = au_error_format("corrupt BTF: %s %s expands to over %d members", layout_kind_name(lt->kind),
+					 name ? name : "(anonymous)", LAYOUT_MAX_FLAT);
 	return lt;
 }
 
@@ -343,10 +354,17 @@ struct au_error *btf_read_layouts(const char *path, struct layout_model *model)
 		if (!name || layout_model_find(model, name))
 			continue;
 		layout_model_add(model, read_aggregate(&r, target, name, 0));
+		if (r.err)
+			break;
 	}
 	free(r.infos);
 	free(r.anon_names);
 	strmap_deinit(&r.names);
 	btf__free(btf);
+	if (r.err) {
+		struct au_error *err = au_error_format("%s: %s", path, r.err->message);
+		au_error_destroy(r.err);
+		return err;
+	}
 	return NULL;
 }

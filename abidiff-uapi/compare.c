@@ -268,7 +268,8 @@ static enum finding_status compare_named(struct comparer *c, const char *name)
 
 	f = new_finding(c, name, o, n);
 	f->nchanges = c->nbuf - start;
-	f->changes = arena_memdup(&c->out->arena, c->buf + start, f->nchanges * sizeof(*f->changes));
+	f->changes = f->nchanges ? arena_memdup(&c->out->arena, c->buf + start, f->nchanges * sizeof(*f->changes))
+				 : NULL;
 	f->status = status_of(f->changes, f->nchanges);
 	c->nbuf = start;
 	strmap_put(&c->done, name, f);

@@ -38,6 +38,7 @@ struct type_info {
 	bool has_size;
 	bool flexible;            /* an array with no elements */
 	bool busy;                /* being computed: a cycle in corrupt input */
+	struct layout_type *layout;   /* an anonymous struct/union: its layout, read once */
 };
 
 struct reader {
@@ -439,6 +440,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 			struct layout_type *t = read_aggregate(r, die, NULL, depth + 1);
 			ti->display = arena_printf(&r->model->arena, "%s {...}", prefix);
 			ti->key = t ? layout_anon_key(&r->model->arena, t) : prefix;
+			ti->layout = t;
 		}
 		break;
 	}
@@ -619,12 +621,16 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			int bt = dwarf_tag(&base);
 			if ((bt == DW_TAG_structure_type || bt == DW_TAG_union_type || bt == DW_TAG_class_type) &&
 			    !die_name(&base) && !strmap_iget(&r->anon_names, dwarf_dieoffset(&base)))
-				m->anon = read_aggregate(r, &base, NULL, depth + 1);
+				m->anon = type_info_of(r, &base, depth + 1)->layout;
 		}
 		t->nmembers++;
 		if (r->err)
 			return t;
 	} while (dwarf_siblingof(&child, &child) == 0);
+	t->nflat = layout_count_flat(t);
+	if (t->nflat > LAYOUT_MAX_FLAT)
+		set_error(r, au_error_format("%s: corrupt .debug_info: %s %s expands to over %d members", r->path,
+					     layout_kind_name(t->kind), name ? name : "(anonymous)", LAYOUT_MAX_FLAT));
 	return t;
 }
 

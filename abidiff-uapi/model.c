@@ -185,7 +185,32 @@ const char *layout_anon_key(struct arena *a, const struct layout_type *t)
 		}
 		len += (size_t)sprintf(buf + len, "%s%s%s", item, mk, t->kind == LAYOUT_ENUM ? "" : ";");
 	}
-	const char *res = arena_printf(a, "%s}%" PRIu64, buf, t->size);
+	/* Keys nest: an anonymous type shared by many members (BTF
+	 * deduplicates them) would grow exponentially with depth. A long key is
+	 * replaced by a hash of itself, which compares just as well. */
+	const char *res;
+	if (len > 256) {
+		uint64_t h = 1469598103934665603ULL;
+		for (size_t i = 0; i < len; i++) {
+			h ^= (unsigned char)buf[i];
+			h *= 1099511628211ULL;
+		}
+		res = arena_printf(a, "%s{#%016" PRIx64 "}%" PRIu64, layout_kind_name(t->kind), h, t->size);
+	} else {
+		res = arena_printf(a, "%s}%" PRIu64, buf, t->size);
+	}
 	free(buf);
 	return res;
+}
+
+size_t layout_count_flat(const struct layout_type *t)
+{
+	size_t n = t->nmembers;
+	for (size_t i = 0; i < t->nmembers; i++) {
+		if (t->members[i].anon)
+			n += t->members[i].anon->nflat;
+		if (n > LAYOUT_MAX_FLAT)
+			return LAYOUT_MAX_FLAT + 1;
+	}
+	return n;
 }

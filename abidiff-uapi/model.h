@@ -60,7 +60,16 @@ struct layout_type {
 	struct layout_member *members;
 	size_t nenumerators;
 	struct layout_enumerator *enumerators;
+	/* Members reached when anonymous members are expanded in place. Readers
+	 * share the layout of an anonymous type between its uses, so corrupt
+	 * input could make expansion exponential; readers reject a type whose
+	 * count passes LAYOUT_MAX_FLAT. */
+	size_t nflat;
 };
+
+enum { LAYOUT_MAX_FLAT = 1 << 20 };
+/* nflat of t from its members' (anonymous members' nflat already set). */
+size_t layout_count_flat(const struct layout_type *t);
 
 struct layout_model {
 	struct arena arena;
