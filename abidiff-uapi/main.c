@@ -224,39 +224,51 @@ static struct au_error *load(const char *path, bool btf, const struct options *o
 	return NULL;
 }
 
-/* Writes the report to a memory buffer first, then to stdout or atomically
- * to --output, so that a failure never leaves half a report behind. */
-static int emit(const struct options *o, char *buf, size_t len)
+/* The report goes to stdout, or with --output to a temporary file beside
+ * the target that is renamed over it only when complete: a failure never
+ * leaves half a report under the target's name. All input has been read
+ * before the first byte is written. */
+struct sink {
+	FILE *f;
+	char *tmp;
+};
+
+static int sink_open(const struct options *o, struct sink *ret)
 {
+	ret->tmp = NULL;
 	if (!o->output) {
-		if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0) {
-			fprintf(stderr, "abidiff-uapi: standard output: %s\n", strerror(errno));
-			return EXIT_TROUBLE;
-		}
+		ret->f = stdout;
 		return 0;
 	}
-	char *tmp;
-	if (asprintf(&tmp, "%s.tmpXXXXXX", o->output) < 0)
+	if (asprintf(&ret->tmp, "%s.tmpXXXXXX", o->output) < 0)
 		return EXIT_TROUBLE;
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
+	int fd = mkstemp(ret->tmp);
+	if (fd < 0 || !(ret->f = fdopen(fd, "w"))) {
 		fprintf(stderr, "abidiff-uapi: %s: %s\n", o->output, strerror(errno));
-		free(tmp);
+		if (fd >= 0) {
+			close(fd);
+			unlink(ret->tmp);
+		}
+		free(ret->tmp);
 		return EXIT_TROUBLE;
 	}
-	FILE *f = fdopen(fd, "w");
-	bool ok = f && fwrite(buf, 1, len, f) == len;
-	ok = f && fclose(f) == 0 && ok;
-	if (!f)
-		close(fd);
-	if (!ok || rename(tmp, o->output) != 0) {
-		fprintf(stderr, "abidiff-uapi: %s: %s\n", o->output, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return EXIT_TROUBLE;
-	}
-	free(tmp);
 	return 0;
+}
+
+static int sink_close(const struct options *o, struct sink *s)
+{
+	bool ok = !ferror(s->f);
+	ok = (s->f == stdout ? fflush(s->f) == 0 : fclose(s->f) == 0) && ok;
+	int rc = 0;
+	if (!ok || (s->tmp && rename(s->tmp, o->output) != 0)) {
+		fprintf(stderr, "abidiff-uapi: %s: %s\n", o->output ? o->output : "standard output",
+			strerror(errno ? errno : EIO));
+		if (s->tmp)
+			unlink(s->tmp);
+		rc = EXIT_TROUBLE;
+	}
+	free(s->tmp);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -299,40 +311,31 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	if (!mem) {
-		fputs("abidiff-uapi: out of memory\n", stderr);
-		rc = EXIT_TROUBLE;
+	struct sink sink;
+	rc = sink_open(&o, &sink);
+	if (rc)
 		goto out;
-	}
+	errno = 0;
 	if (diff) {
 		struct compare_options copts = { .common_only = o.common_only };
 		struct comparison cmp;
 		compare_models(&models[0], &models[1], &copts, &cmp);
 		if (o.format == FORMAT_JSON)
-			report_diff_json(mem, &cmp, o.files[0], o.files[1]);
+			report_diff_json(sink.f, &cmp, o.files[0], o.files[1]);
 		else
-			report_diff_text(mem, &cmp, o.files[0], o.files[1]);
+			report_diff_text(sink.f, &cmp, o.files[0], o.files[1]);
 		rc = cmp.incompatible ? EXIT_INCOMPATIBLE : EXIT_COMPATIBLE;
 		comparison_deinit(&cmp);
 	} else {
 		if (o.format == FORMAT_JSON)
-			report_dump_json(mem, &models[0]);
+			report_dump_json(sink.f, &models[0]);
 		else
-			report_dump_text(mem, &models[0]);
+			report_dump_text(sink.f, &models[0]);
 		rc = EXIT_COMPATIBLE;
 	}
-	if (fclose(mem) != 0) {
-		fputs("abidiff-uapi: out of memory\n", stderr);
-		rc = EXIT_TROUBLE;
-	} else {
-		int erc = emit(&o, buf, len);
-		if (erc)
-			rc = erc;
-	}
-	free(buf);
+	int src = sink_close(&o, &sink);
+	if (src)
+		rc = src;
 out:
 	for (int i = 0; i < loaded; i++)
 		layout_model_deinit(&models[i]);
