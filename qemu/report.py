@@ -33,6 +33,18 @@ def find_key(doc, names):
     return None
 
 
+# abidiff-uapi's statuses of a type found on both sides, and those that are no layout mismatch.
+COMPARED = ("unchanged", "changed", "renamed", "aliased", "extended")
+HARMLESS = ("unchanged", "renamed", "aliased", "extended", "added")
+
+
+def is_mismatch(t):
+    if not isinstance(t, dict):
+        return True
+    changes = t.get("changes") or []
+    return t.get("status") not in HARMLESS or any(isinstance(c, dict) and c.get("breaking") for c in changes)
+
+
 def btf_result(results, lang):
     """What abidiff-uapi --btf said about obj/LANG-after.o: exit status, counts, every mismatch."""
     rc = read(os.path.join(results, "btf-%s.rc" % lang))
@@ -48,22 +60,52 @@ def btf_result(results, lang):
         doc = None
     if doc is not None:
         entry["output"] = doc
-        compared = find_key(doc, ["structs_compared", "compared", "types_compared", "struct_count"])
-        if isinstance(compared, list):
-            compared = len(compared)
-        entry["structs_compared"] = compared
-        mismatches = find_key(doc, ["mismatches", "findings", "differences", "incompatible"])
-        entry["mismatches"] = mismatches if isinstance(mismatches, list) else []
+        entry["verdict"] = doc.get("verdict") if isinstance(doc, dict) else None
+        counts = doc.get("counts") if isinstance(doc, dict) else None
+        if isinstance(counts, dict):
+            entry["counts"] = counts
+            # Types on both sides: the BTF's and the object's (abidiff-uapi's counts split them by status).
+            entry["structs_compared"] = sum(counts.get(k, 0) for k in COMPARED)
+        else:
+            compared = find_key(doc, ["structs_compared", "compared", "types_compared"])
+            entry["structs_compared"] = len(compared) if isinstance(compared, list) else compared
+        types = doc.get("types") if isinstance(doc, dict) else None
+        if isinstance(types, list):
+            entry["mismatches"] = [t for t in types if is_mismatch(t)]
+        else:
+            mismatches = find_key(doc, ["mismatches", "findings", "differences"])
+            entry["mismatches"] = mismatches if isinstance(mismatches, list) else []
     entry["text"] = read(os.path.join(results, "btf-%s.txt" % lang), "")
     return entry
 
 
 def describe(finding):
-    if isinstance(finding, dict):
-        parts = [str(finding[k]) for k in ("kind", "type", "struct", "name", "member", "message", "detail")
-                 if k in finding]
-        return " ".join(parts) if parts else json.dumps(finding, sort_keys=True)
-    return str(finding)
+    """One line for a differing type: its name, status, sizes and each member change."""
+    if not isinstance(finding, dict):
+        return str(finding)
+    if "name" in finding and "status" in finding:
+        parts = ["%s %s" % (finding["name"], finding["status"])]
+        if finding.get("old_size") != finding.get("new_size"):
+            parts.append("size %s -> %s" % (finding.get("old_size"), finding.get("new_size")))
+        for c in finding.get("changes") or []:
+            if not isinstance(c, dict):
+                continue
+            old, new = c.get("old"), c.get("new")
+            what = c.get("change", "?")
+            if c.get("member"):
+                what += " " + str(c["member"])
+            if isinstance(old, dict) and isinstance(new, dict):
+                keys = c.get("what") or ["type", "offset", "size"]
+                what += " (%s)" % ", ".join("%s %s -> %s" % (k, old.get(k), new.get(k)) for k in keys)
+            elif isinstance(old, dict) or isinstance(new, dict):
+                side = old or new
+                what += " (%s, offset %s, size %s)" % (side.get("type"), side.get("offset"), side.get("size"))
+            elif old is not None or new is not None:
+                what += " (%s -> %s)" % (old, new)
+            parts.append(what)
+        where = " [%s:%s]" % (finding["file"], finding.get("line")) if finding.get("file") else ""
+        return "; ".join(parts) + where
+    return json.dumps(finding, sort_keys=True)
 
 
 def main():
@@ -143,7 +185,7 @@ def main():
         if entry is None:
             lines.append("  btf %s: not run" % lang)
             continue
-        lines.append("  btf %s: exit %d, %s structs compared, %d mismatches" % (
+        lines.append("  btf %s: exit %d, %s types compared with the kernel's BTF, %d mismatches" % (
             lang, entry["exit"], entry.get("structs_compared", "?"), len(entry.get("mismatches", []))))
         for m in entry.get("mismatches", []):
             lines.append("    mismatch: %s" % describe(m))
