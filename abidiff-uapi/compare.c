@@ -11,6 +11,7 @@ struct comparer {
 	struct strmap busy;      /* names being compared: cycles in corrupt input */
 	struct change *buf;      /* scratch list of changes for one type */
 	size_t nbuf, capbuf;
+	struct strmap shapes[2]; /* per side: named aggregate -> its shape key */
 };
 
 const char *finding_status_name(enum finding_status s)
@@ -40,16 +41,73 @@ static struct change *push(struct comparer *c, enum change_kind kind, bool break
 
 static enum finding_status compare_named(struct comparer *c, const char *name);
 
+/* The shape key of a named aggregate on one side (0 old, 1 new), as an
+ * anonymous one with the same layout would have. */
+static const char *shape_of(struct comparer *c, int side, const char *name)
+{
+	const char *k = strmap_get(&c->shapes[side], name);
+	if (k)
+		return k;
+	const struct layout_type *t = layout_model_find(side ? c->new_model : c->old_model, name);
+	if (!t)
+		return NULL;
+	k = layout_anon_key(&c->out->arena, t);
+	strmap_put(&c->shapes[side], name, (void *)k);
+	return k;
+}
+
+static size_t sigil_prefix(const char *k)
+{
+	size_t i = 0;
+	while (k[i] && strchr("[]*0123456789", k[i]))
+		i++;
+	return i;
+}
+
+static bool is_anon_key(const char *k)
+{
+	return strncmp(k, "struct{", 7) == 0 || strncmp(k, "union{", 6) == 0;
+}
+
+static bool is_named_key(const char *k)
+{
+	return strncmp(k, "struct ", 7) == 0 || strncmp(k, "union ", 6) == 0;
+}
+
+/* Canonical types a (on side sa) and b (on side sb) are the same. Beyond
+ * equal keys: a named struct and an anonymous one of the same shape, behind
+ * the same arrays and pointers, are one layout. 6.12's __struct_group gives a
+ * member the type struct TAG in C and an untagged struct in C++. */
+static bool same_type(struct comparer *c, const char *a, int sa, const char *b, int sb)
+{
+	if (strcmp(a, b) == 0)
+		return true;
+	size_t p = sigil_prefix(a);
+	if (p != sigil_prefix(b) || strncmp(a, b, p) != 0)
+		return false;
+	a += p;
+	b += p;
+	if (is_anon_key(a) && is_named_key(b)) {
+		const char *sb_key = shape_of(c, sb, b);
+		return sb_key && strcmp(a, sb_key) == 0;
+	}
+	if (is_named_key(a) && is_anon_key(b)) {
+		const char *sa_key = shape_of(c, sa, a);
+		return sa_key && strcmp(sa_key, b) == 0;
+	}
+	return false;
+}
+
 /* Two members occupy the same slot: same place, same width, same type. */
-static bool same_slot(const struct flat_member *a, const struct flat_member *b)
+static bool same_slot(struct comparer *c, const struct flat_member *a, int sa, const struct flat_member *b, int sb)
 {
 	return a->bit_offset == b->bit_offset && member_bits(a->member) == member_bits(b->member) &&
 	       a->member->is_bitfield == b->member->is_bitfield &&
 	       a->member->flexible == b->member->flexible &&
-	       strcmp(a->member->type_key, b->member->type_key) == 0;
+	       same_type(c, a->member->type_key, sa, b->member->type_key, sb);
 }
 
-static unsigned member_differences(const struct flat_member *o, const struct flat_member *n)
+static unsigned member_differences(struct comparer *c, const struct flat_member *o, const struct flat_member *n)
 {
 	const struct layout_member *a = o->member, *b = n->member;
 	unsigned what = 0;
@@ -60,7 +118,7 @@ static unsigned member_differences(const struct flat_member *o, const struct fla
 		what |= DIFF_BIT_SIZE;
 	if (a->size != b->size || a->flexible != b->flexible)
 		what |= DIFF_SIZE;
-	if (strcmp(a->type_key, b->type_key) != 0)
+	if (!same_type(c, a->type_key, 0, b->type_key, 1))
 		what |= DIFF_TYPE;
 	return what;
 }
@@ -97,7 +155,7 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 		const struct flat_member *nm = find_flat(fn, nn, &in, fo[i].member->name);
 		if (!nm)
 			continue;
-		unsigned what = member_differences(&fo[i], nm);
+		unsigned what = member_differences(c, &fo[i], nm);
 		if (what) {
 			struct change *ch = push(c, CHANGE_MEMBER, true);
 			ch->what = what;
@@ -119,7 +177,7 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 			continue;
 		const struct flat_member *common = NULL;
 		for (size_t j = 0; j < no && !common; j++)
-			if (j != i && find_flat(fn, nn, &in, fo[j].member->name) && same_slot(&fo[i], &fo[j]))
+			if (j != i && find_flat(fn, nn, &in, fo[j].member->name) && same_slot(c, &fo[i], 0, &fo[j], 0))
 				common = &fo[j];
 		if (common) {
 			struct change *ch = push(c, CHANGE_ALIAS_REMOVED, false);
@@ -129,7 +187,7 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 		}
 		size_t k;
 		for (k = 0; k < nn; k++)
-			if (!used[k] && !find_flat(fo, no, &io, fn[k].member->name) && same_slot(&fo[i], &fn[k]))
+			if (!used[k] && !find_flat(fo, no, &io, fn[k].member->name) && same_slot(c, &fo[i], 0, &fn[k], 1))
 				break;
 		if (k < nn) {
 			used[k] = true;
@@ -150,7 +208,7 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 		for (size_t j = 0; j < nn && !common; j++) {
 			if (j == k || !find_flat(fo, no, &io, fn[j].member->name))
 				continue;
-			if (same_slot(&fn[k], &fn[j]))
+			if (same_slot(c, &fn[k], 1, &fn[j], 1))
 				common = &fn[j];
 			else if (!overlap && fn[j].bit_offset == fn[k].bit_offset && member_bits(fn[j].member))
 				overlap = &fn[j];
@@ -310,6 +368,8 @@ void compare_models(const struct layout_model *old_model, const struct layout_mo
 	struct comparer c = { .old_model = old_model, .new_model = new_model, .out = ret };
 	strmap_init(&c.done);
 	strmap_init(&c.busy);
+	strmap_init(&c.shapes[0]);
+	strmap_init(&c.shapes[1]);
 	size_t cap = 0;
 	for (size_t i = 0; i < old_model->ntypes; i++) {
 		const struct layout_type *o = old_model->types[i];
@@ -340,6 +400,8 @@ void compare_models(const struct layout_model *old_model, const struct layout_mo
 	free(c.buf);
 	strmap_deinit(&c.done);
 	strmap_deinit(&c.busy);
+	strmap_deinit(&c.shapes[0]);
+	strmap_deinit(&c.shapes[1]);
 }
 
 void comparison_deinit(struct comparison *c)

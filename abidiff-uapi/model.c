@@ -150,8 +150,12 @@ const char *layout_base_key(struct arena *a, enum layout_base base, uint64_t bit
 	return arena_printf(a, "%s%" PRIu64, prefix[base], bits);
 }
 
-/* The canonical key of an anonymous aggregate is its shape, so two anonymous
- * types are equal exactly when their layouts are. */
+/* The canonical key of an anonymous aggregate is its shape as C code sees
+ * it: the names reachable in it, at their offsets, with their types, and its
+ * size. Nesting is left out (6.12's __DECLARE_FLEX_ARRAY is a struct holding
+ * an empty struct and T x[] in C, and T x[0] in C++: the same names at the
+ * same places), so two anonymous types are equal exactly when every access
+ * through them is. */
 const char *layout_anon_key(struct arena *a, const struct layout_type *t)
 {
 	size_t cap = 128, len = 0;
@@ -159,7 +163,8 @@ const char *layout_anon_key(struct arena *a, const struct layout_type *t)
 	if (!buf)
 		return layout_kind_name(t->kind);
 	len = (size_t)snprintf(buf, cap, "%s{", layout_kind_name(t->kind));
-	size_t n = t->kind == LAYOUT_ENUM ? t->nenumerators : t->nmembers;
+	struct flat_member *flat = NULL;
+	size_t n = t->kind == LAYOUT_ENUM ? t->nenumerators : layout_flatten(t, &flat);
 	for (size_t i = 0; i < n; i++) {
 		char item[512];
 		int k;
@@ -168,9 +173,9 @@ const char *layout_anon_key(struct arena *a, const struct layout_type *t)
 			k = snprintf(item, sizeof(item), "%s=%" PRId64 ";", t->enumerators[i].name,
 				     t->enumerators[i].value);
 		} else {
-			const struct layout_member *m = &t->members[i];
-			k = snprintf(item, sizeof(item), "%s@%" PRIu64 ":%" PRIu64 ":", m->name ? m->name : "",
-				     m->bit_offset, member_bits(m));
+			const struct layout_member *m = flat[i].member;
+			k = snprintf(item, sizeof(item), "%s@%" PRIu64 ":%" PRIu64 ":", m->name, flat[i].bit_offset,
+				     member_bits(m));
 			mk = m->type_key;
 		}
 		if (k < 0)
@@ -185,6 +190,7 @@ const char *layout_anon_key(struct arena *a, const struct layout_type *t)
 		}
 		len += (size_t)sprintf(buf + len, "%s%s%s", item, mk, t->kind == LAYOUT_ENUM ? "" : ";");
 	}
+	free(flat);
 	/* Keys nest: an anonymous type shared by many members (BTF
 	 * deduplicates them) would grow exponentially with depth. A long key is
 	 * replaced by a hash of itself, which compares just as well. */
