@@ -77,6 +77,8 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 	case BTF_KIND_INT: {
 		uint32_t enc = btf_int_encoding(t);
 		enum layout_base base = enc & BTF_INT_BOOL ? BASE_BOOL : enc & BTF_INT_SIGNED ? BASE_SIGNED : BASE_UNSIGNED;
+		if (name && strcmp(name, "char") == 0 && base != BASE_BOOL)
+			base = BASE_CHAR;
 		ti->size = t->size;
 		ti->display = name ? name : "?";
 		/* The width of the type, as DWARF's base types give it. */

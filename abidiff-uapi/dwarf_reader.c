@@ -180,7 +180,10 @@ static const char *base_key(struct reader *r, Dwarf_Die *die, uint64_t size)
 	case DW_ATE_UTF: base = BASE_UTF; break;
 	default: base = BASE_OTHER; break;
 	}
-	return layout_base_key(&r->model->arena, base, 8 * size, die_name(die));
+	const char *name = die_name(die);
+	if (name && strcmp(name, "char") == 0 && (base == BASE_SIGNED || base == BASE_UNSIGNED))
+		base = BASE_CHAR;
+	return layout_base_key(&r->model->arena, base, 8 * size, name);
 }
 
 /* The element count of one array dimension; -1 for "no elements" ([] or

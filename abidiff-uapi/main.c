@@ -41,6 +41,8 @@ static const char usage_text[] =
 	"                          name); may be repeated\n"
 	"      --headers=DIR       only types declared in a file under DIR; file names\n"
 	"                          are then shown relative to DIR; may be repeated\n"
+	"                          (BTF has no files: with --btf it narrows the DWARF\n"
+	"                          side, and types pair by name)\n"
 	"      --common-only       diff: compare only types present on both sides\n"
 	"      --btf               read OLD (diff) or FILE (dump) as raw BTF, such as\n"
 	"                          /sys/kernel/btf/vmlinux, instead of DWARF\n"
@@ -212,14 +214,25 @@ static bool keep_type(const struct layout_type *t, void *arg)
 	return false;
 }
 
+static bool keep_named(const struct layout_type *t, void *arg)
+{
+	const struct options *o = arg;
+	for (int i = 0; i < o->ntypes; i++)
+		if (strcmp(o->types[i], t->name) == 0)
+			return true;
+	return false;
+}
+
 static struct au_error *load(const char *path, bool btf, const struct options *o, struct layout_model *m)
 {
 	layout_model_init(m, path);
 	struct au_error *err = btf ? btf_read_layouts(path, m) : dwarf_read_layouts(path, m);
 	if (err)
 		return err;
-	if (o->ntypes || o->nheaders)
-		layout_model_filter(m, keep_type, (void *)o);
+	/* BTF records no declaring files: --headers narrows the DWARF side, and
+	 * pairing by name does the rest. */
+	if (o->ntypes || (o->nheaders && !btf))
+		layout_model_filter(m, btf ? keep_named : keep_type, (void *)o);
 	layout_model_sort(m);
 	return NULL;
 }

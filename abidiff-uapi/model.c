@@ -81,9 +81,13 @@ const char *layout_kind_name(enum layout_kind kind)
 	return "?";
 }
 
+/* A zero-size member that is no flexible array holds no data: an empty
+ * struct, as __DECLARE_FLEX_ARRAY puts before a flexible array in GNU C.
+ * Its type's name varies (BTF deduplication may give it a typedef's, such
+ * as tinyconfig's empty arch_spinlock_t), so only the size decides. */
 static bool is_empty_filler(const struct layout_member *m)
 {
-	return m->size == 0 && !m->flexible && m->type_key && strcmp(m->type_key, "struct{}0") == 0;
+	return m->size == 0 && !m->flexible && !m->is_bitfield && !m->anon;
 }
 
 struct flat_buf {
@@ -143,7 +147,7 @@ const char *layout_base_key(struct arena *a, enum layout_base base, uint64_t bit
 {
 	static const char *const prefix[] = {
 		[BASE_BOOL] = "bool", [BASE_SIGNED] = "s", [BASE_UNSIGNED] = "u",
-		[BASE_FLOAT] = "f", [BASE_COMPLEX] = "cf", [BASE_UTF] = "utf",
+		[BASE_FLOAT] = "f", [BASE_COMPLEX] = "cf", [BASE_UTF] = "utf", [BASE_CHAR] = "char",
 	};
 	if (base == BASE_OTHER)
 		return arena_printf(a, "base:%s:%" PRIu64, name ? name : "?", bits);

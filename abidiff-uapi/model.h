@@ -100,12 +100,15 @@ struct flat_member {
 };
 
 /* Every named member of t reachable by name, in offset order; zero-size
- * empty-struct members (the __DECLARE_FLEX_ARRAY filler) carry no data and
- * are left out. Returns the count; *ret is malloc'd (caller frees). */
+ * members that are not flexible arrays (the __DECLARE_FLEX_ARRAY filler)
+ * carry no data and are left out. Returns the count; *ret is malloc'd (caller frees). */
 size_t layout_flatten(const struct layout_type *t, struct flat_member **ret);
 
 /* Canonical keys, shared by every reader so that DWARF and BTF agree. */
-enum layout_base { BASE_BOOL, BASE_SIGNED, BASE_UNSIGNED, BASE_FLOAT, BASE_COMPLEX, BASE_UTF, BASE_OTHER };
+/* BASE_CHAR is plain char: a type of its own, whose signedness the ABI or
+ * -funsigned-char decides (Linux builds with it since 6.2), unlike signed
+ * char and unsigned char. */
+enum layout_base { BASE_BOOL, BASE_SIGNED, BASE_UNSIGNED, BASE_FLOAT, BASE_COMPLEX, BASE_UTF, BASE_CHAR, BASE_OTHER };
 const char *layout_base_key(struct arena *a, enum layout_base base, uint64_t bits, const char *name);
 /* The key of an anonymous aggregate: its kind, members and size. */
 const char *layout_anon_key(struct arena *a, const struct layout_type *t);
