@@ -79,6 +79,42 @@ def btf_result(results, lang):
     return entry
 
 
+def load_expected(kernel):
+    """qemu/btf-expected-KERNEL.txt: TYPE<TAB>reason lines, the differences
+    between the kernel's BTF and userspace that the headers make on purpose."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "btf-expected-%s.txt" % kernel)
+    expected = {}
+    for line in (read(path, "") or "").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, reason = line.partition("\t")
+            expected[name.strip()] = reason.strip()
+    return expected
+
+
+def judge_btf(lang, entry, expected, checks):
+    """A BTF check passes when the tool ran (exit 0 or 1) and its mismatches are
+    exactly the expected ones: one more is a finding, one fewer a stale entry."""
+    if entry is None or entry["exit"] not in (0, 1) or "json_error" in entry:
+        return
+    names = {m.get("name") for m in entry.get("mismatches", []) if isinstance(m, dict)}
+    unexpected = sorted(n for n in names if n not in expected)
+    stale = sorted(n for n in expected if n not in names)
+    entry["expected"] = {n: expected[n] for n in sorted(names) if n in expected}
+    entry["unexpected"] = unexpected
+    entry["stale_expected"] = stale
+    ok = not unexpected and not stale
+    detail = "%s types compared with the kernel's BTF; %d expected kernel-only differences" % (
+        entry.get("structs_compared", "?"), len(entry["expected"]))
+    if unexpected:
+        detail += "; UNEXPECTED: " + ", ".join(unexpected)
+    if stale:
+        detail += "; expected but now equal (update qemu/btf-expected-*.txt): " + ", ".join(stale)
+    for c in checks:
+        if c["name"] == "btf:" + lang:
+            c["status"] = "pass" if ok else "fail"
+            c["detail"] = detail
+
+
 def describe(finding):
     """One line for a differing type: its name, status, sizes and each member change."""
     if not isinstance(finding, dict):
@@ -146,15 +182,21 @@ def main():
             programs[prog] = output
 
     btf = {lang: btf_result(res, lang) for lang in ("c", "cxx")}
+    expected = load_expected(args.kernel)
+    for lang, entry in btf.items():
+        judge_btf(lang, entry, expected, checks)
+    failed = [c for c in checks if c["status"] != "pass"]
     reasons = list(args.reason)
     if not checks and not reasons:
         reasons.append("the guest ran no checks")
     if failed:
         reasons.append("%d of %d guest checks failed: %s" % (len(failed), len(checks),
                                                              ", ".join(c["name"] for c in failed)))
-    passed = not reasons and args.verdict == "PASS"
-    if not passed and not reasons:
+    # The guest's own verdict counts its BTF checks by exit status; those are
+    # judged here, so a completed guest (PASS or FAIL) passes on the checks.
+    if args.verdict not in ("PASS", "FAIL") and not reasons:
         reasons.append("the guest's verdict is %s" % (args.verdict or "missing"))
+    passed = not reasons
 
     report = {
         "kernel": args.kernel,
@@ -188,7 +230,10 @@ def main():
         lines.append("  btf %s: exit %d, %s types compared with the kernel's BTF, %d mismatches" % (
             lang, entry["exit"], entry.get("structs_compared", "?"), len(entry.get("mismatches", []))))
         for m in entry.get("mismatches", []):
-            lines.append("    mismatch: %s" % describe(m))
+            why = entry.get("expected", {}).get(m.get("name") if isinstance(m, dict) else None)
+            lines.append("    %s: %s" % ("expected" if why else "mismatch", describe(m)))
+            if why:
+                lines.append("      why: %s" % why)
         if "json_error" in entry:
             lines.append("    %s" % entry["json_error"])
     for c in checks:
