@@ -35,7 +35,8 @@ def find_key(doc, names):
 
 # abidiff-uapi's statuses of a type found on both sides, and those that are no layout mismatch.
 COMPARED = ("unchanged", "changed", "renamed", "aliased", "extended")
-HARMLESS = ("unchanged", "renamed", "aliased", "extended", "added")
+# Compatible statuses; renamed is not (a name that programs use is gone).
+HARMLESS = ("unchanged", "aliased", "extended", "added")
 
 
 def is_mismatch(t):
