@@ -24,6 +24,16 @@ static void *xmalloc(size_t size)
 	return p;
 }
 
+void *xrealloc(void *p, size_t size)
+{
+	void *q = realloc(p, size ? size : 1);
+	if (!q) {
+		fputs("abidiff-uapi: out of memory\n", stderr);
+		exit(2);
+	}
+	return q;
+}
+
 void arena_init(struct arena *a)
 {
 	memset(a, 0, sizeof(*a));

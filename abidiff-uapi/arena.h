@@ -22,5 +22,8 @@ void *arena_memdup(struct arena *a, const void *p, size_t size);
 char *arena_strdup(struct arena *a, const char *s);       /* NULL stays NULL */
 char *arena_printf(struct arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* realloc for the growable arrays outside arenas; exits like the arena when
+ * memory runs out. */
+void *xrealloc(void *p, size_t size);
 
 #endif

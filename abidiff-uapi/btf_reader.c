@@ -237,30 +237,25 @@ static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, con
 	uint16_t vlen = btf_is_composite(t) || btf_is_enum(t) || btf_is_enum64(t) ? btf_vlen(t) : 0;
 	if (depth > MAX_DEPTH)
 		return lt;
-	if (btf_is_enum(t)) {
-		const struct btf_enum *e = btf_enum(t);
+	if (btf_is_enum(t) || btf_is_enum64(t)) {
+		/* 32-bit enumerators: kflag says signed; ENUM64: kflag says signed too. */
 		lt->enumerators = arena_alloc(a, (vlen ? vlen : 1) * sizeof(*lt->enumerators));
 		for (uint16_t i = 0; i < vlen; i++) {
 			struct layout_enumerator *le = &lt->enumerators[lt->nenumerators];
-			le->name = name_of(r, e[i].name_off);
-			if (!le->name)
-				continue;
-			le->value = btf_kflag(t) ? (int64_t)e[i].val : (int64_t)(uint32_t)e[i].val;
-			lt->nenumerators++;
-		}
-		return lt;
-	}
-	if (btf_is_enum64(t)) {
-		const struct btf_enum64 *e = btf_enum64(t);
-		lt->enumerators = arena_alloc(a, (vlen ? vlen : 1) * sizeof(*lt->enumerators));
-		for (uint16_t i = 0; i < vlen; i++) {
-			struct layout_enumerator *le = &lt->enumerators[lt->nenumerators];
-			le->name = name_of(r, e[i].name_off);
-			if (!le->name)
-				continue;
-			le->value = (int64_t)btf_enum64_value(&e[i]);
-			le->is_unsigned = !btf_kflag(t) && le->value < 0;
-			lt->nenumerators++;
+			uint32_t name_off;
+			if (btf_is_enum(t)) {
+				const struct btf_enum *e = &btf_enum(t)[i];
+				name_off = e->name_off;
+				le->value = btf_kflag(t) ? (int64_t)e->val : (int64_t)(uint32_t)e->val;
+			} else {
+				const struct btf_enum64 *e = &btf_enum64(t)[i];
+				name_off = e->name_off;
+				le->value = (int64_t)btf_enum64_value(e);
+				le->is_unsigned = !btf_kflag(t) && le->value < 0;
+			}
+			le->name = name_of(r, name_off);
+			if (le->name)
+				lt->nenumerators++;
 		}
 		return lt;
 	}

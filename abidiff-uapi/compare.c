@@ -26,11 +26,7 @@ static struct change *push(struct comparer *c, enum change_kind kind, bool break
 {
 	if (c->nbuf == c->capbuf) {
 		c->capbuf = c->capbuf ? 2 * c->capbuf : 32;
-		c->buf = realloc(c->buf, c->capbuf * sizeof(*c->buf));
-		if (!c->buf) {
-			fputs("abidiff-uapi: out of memory\n", stderr);
-			exit(2);
-		}
+		c->buf = xrealloc(c->buf, c->capbuf * sizeof(*c->buf));
 	}
 	struct change *ch = &c->buf[c->nbuf++];
 	memset(ch, 0, sizeof(*ch));
@@ -123,9 +119,8 @@ static unsigned member_differences(struct comparer *c, const struct flat_member 
 	return what;
 }
 
-static const struct flat_member *find_flat(const struct flat_member *v, size_t n, struct strmap *idx, const char *name)
+static const struct flat_member *find_flat(struct strmap *idx, const char *name)
 {
-	(void)v, (void)n;
 	return strmap_get(idx, name);
 }
 
@@ -144,15 +139,12 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 	strmap_init(&in);
 	index_flat(&io, fo, no);
 	index_flat(&in, fn, nn);
-	bool *used = calloc(nn ? nn : 1, sizeof(*used));
-	if (!used) {
-		fputs("abidiff-uapi: out of memory\n", stderr);
-		exit(2);
-	}
+	bool *used = xrealloc(NULL, (nn ? nn : 1) * sizeof(*used));
+	memset(used, 0, (nn ? nn : 1) * sizeof(*used));
 
 	/* Common names first: where each went. */
 	for (size_t i = 0; i < no; i++) {
-		const struct flat_member *nm = find_flat(fn, nn, &in, fo[i].member->name);
+		const struct flat_member *nm = find_flat(&in, fo[i].member->name);
 		if (!nm)
 			continue;
 		unsigned what = member_differences(c, &fo[i], nm);
@@ -173,11 +165,11 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 
 	/* Names only in OLD: an alias that went, a rename, or a loss. */
 	for (size_t i = 0; i < no; i++) {
-		if (find_flat(fn, nn, &in, fo[i].member->name))
+		if (find_flat(&in, fo[i].member->name))
 			continue;
 		const struct flat_member *common = NULL;
 		for (size_t j = 0; j < no && !common; j++)
-			if (j != i && find_flat(fn, nn, &in, fo[j].member->name) && same_slot(c, &fo[i], 0, &fo[j], 0))
+			if (j != i && find_flat(&in, fo[j].member->name) && same_slot(c, &fo[i], 0, &fo[j], 0))
 				common = &fo[j];
 		if (common) {
 			struct change *ch = push(c, CHANGE_ALIAS_REMOVED, false);
@@ -187,7 +179,7 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 		}
 		size_t k;
 		for (k = 0; k < nn; k++)
-			if (!used[k] && !find_flat(fo, no, &io, fn[k].member->name) && same_slot(c, &fo[i], 0, &fn[k], 1))
+			if (!used[k] && !find_flat(&io, fn[k].member->name) && same_slot(c, &fo[i], 0, &fn[k], 1))
 				break;
 		if (k < nn) {
 			used[k] = true;
@@ -202,11 +194,11 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 
 	/* Names only in NEW: an alias, an addition, or an alias gone wrong. */
 	for (size_t k = 0; k < nn; k++) {
-		if (used[k] || find_flat(fo, no, &io, fn[k].member->name))
+		if (used[k] || find_flat(&io, fn[k].member->name))
 			continue;
 		const struct flat_member *common = NULL, *overlap = NULL;
 		for (size_t j = 0; j < nn && !common; j++) {
-			if (j == k || !find_flat(fo, no, &io, fn[j].member->name))
+			if (j == k || !find_flat(&io, fn[j].member->name))
 				continue;
 			if (same_slot(c, &fn[k], 1, &fn[j], 1))
 				common = &fn[j];
@@ -351,11 +343,7 @@ static void record(struct comparer *c, struct type_finding *f, size_t *cap)
 		out->incompatible = true;
 	if (out->nfindings == *cap) {
 		*cap = *cap ? 2 * *cap : 64;
-		out->findings = realloc(out->findings, *cap * sizeof(*out->findings));
-		if (!out->findings) {
-			fputs("abidiff-uapi: out of memory\n", stderr);
-			exit(2);
-		}
+		out->findings = xrealloc(out->findings, *cap * sizeof(*out->findings));
 	}
 	out->findings[out->nfindings++] = f;
 }

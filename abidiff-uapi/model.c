@@ -26,12 +26,7 @@ bool layout_model_add(struct layout_model *m, struct layout_type *t)
 		return false;
 	if (m->ntypes == m->capacity) {
 		size_t cap = m->capacity ? 2 * m->capacity : 256;
-		struct layout_type **p = realloc(m->types, cap * sizeof(*p));
-		if (!p) {
-			fputs("abidiff-uapi: out of memory\n", stderr);
-			exit(2);
-		}
-		m->types = p;
+		m->types = xrealloc(m->types, cap * sizeof(*m->types));
 		m->capacity = cap;
 	}
 	m->types[m->ntypes++] = t;
@@ -99,11 +94,7 @@ static void flat_push(struct flat_buf *b, const struct layout_member *m, uint64_
 {
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 16;
-		b->v = realloc(b->v, b->cap * sizeof(*b->v));
-		if (!b->v) {
-			fputs("abidiff-uapi: out of memory\n", stderr);
-			exit(2);
-		}
+		b->v = xrealloc(b->v, b->cap * sizeof(*b->v));
 	}
 	b->v[b->n].member = m;
 	b->v[b->n].bit_offset = off;
