@@ -51,6 +51,11 @@ struct reader {
 	struct strmap files;          /* interned declaring files */
 	const char *comp_dir;
 	struct au_error *err;
+	/* The debug sections' data in memory, to check strings (see die_name). */
+	struct region {
+		const unsigned char *base, *end;
+	} regions[32];
+	size_t nregions;
 };
 
 /* The first error is the one reported; later ones (from unwinding nested
@@ -68,10 +73,48 @@ static struct au_error *dw_error(const struct reader *r, const char *what)
 	return au_error_format("%s: %s: %s", r->path, what, dwarf_errmsg(-1));
 }
 
-static const char *die_name(Dwarf_Die *die)
+/* libdw 0.188 hands out strings (inline DW_FORM_string, or from
+ * .debug_str and .debug_line_str) without checking that they end inside
+ * their section; in a corrupt object one can run off the end (found by
+ * fuzz-dwarf after 6.5 million runs). A string is used only when it lies in
+ * one of the object's debug sections with a NUL before that section's end. */
+static bool string_ok(const struct reader *r, const char *str)
 {
-	const char *n = dwarf_diename(die);
-	return n && *n ? n : NULL;
+	const unsigned char *p = (const unsigned char *)str;
+	for (size_t i = 0; str && i < r->nregions; i++)
+		if (p >= r->regions[i].base && p < r->regions[i].end)
+			return memchr(p, '\0', (size_t)(r->regions[i].end - p)) != NULL;
+	return false;
+}
+
+static void find_regions(struct reader *r, Dwarf *dw)
+{
+	Elf *elf = dwarf_getelf(dw);
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) && r->nregions < sizeof(r->regions) / sizeof(r->regions[0])) {
+		GElf_Shdr sh;
+		const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (!n || (strncmp(n, ".debug_", 7) != 0 && strncmp(n, ".zdebug_", 8) != 0) || sh.sh_type == SHT_NOBITS)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (d && d->d_buf && d->d_size) {
+			r->regions[r->nregions].base = d->d_buf;
+			r->regions[r->nregions].end = (const unsigned char *)d->d_buf + d->d_size;
+			r->nregions++;
+		}
+	}
+}
+
+static const char *die_name(const struct reader *r, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	if (!dwarf_attr(die, DW_AT_name, &attr))
+		return NULL;
+	const char *n = dwarf_formstring(&attr);
+	return n && *n && string_ok(r, n) ? n : NULL;
 }
 
 static bool is_declaration(Dwarf_Die *die)
@@ -180,7 +223,7 @@ static const char *base_key(struct reader *r, Dwarf_Die *die, uint64_t size)
 	case DW_ATE_UTF: base = BASE_UTF; break;
 	default: base = BASE_OTHER; break;
 	}
-	const char *name = die_name(die);
+	const char *name = die_name(r, die);
 	if (name && strcmp(name, "char") == 0 && (base == BASE_SIGNED || base == BASE_UNSIGNED))
 		base = BASE_CHAR;
 	return layout_base_key(&r->model->arena, base, 8 * size, name);
@@ -352,7 +395,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	ti->busy = true;
 	int tag = dwarf_tag(die);
 	/* Copied: libdw's strings go away with the Dwfl, the model stays. */
-	const char *name = arena_strdup(&r->model->arena, die_name(die));
+	const char *name = arena_strdup(&r->model->arena, die_name(r, die));
 	Dwarf_Word size = 0;
 	Dwarf_Die target;
 	struct type_info *tt;
@@ -545,7 +588,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 				continue;
 			struct layout_enumerator *e = &t->enumerators[t->nenumerators];
 			Dwarf_Attribute attr;
-			const char *en = die_name(&child);
+			const char *en = die_name(r, &child);
 			if (!en || !dwarf_attr(&child, DW_AT_const_value, &attr))
 				continue;
 			if (attr.form == DW_FORM_sdata || attr.form == DW_FORM_implicit_const) {
@@ -579,7 +622,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		if (is_declaration(&child)) /* a C++ static member */
 			continue;
 		struct layout_member *m = &t->members[t->nmembers];
-		const char *mn = die_name(&child);
+		const char *mn = die_name(r, &child);
 		m->name = mn ? arena_strdup(a, mn) : NULL;
 		Dwarf_Die mt;
 		if (!die_type(&child, &mt)) {
@@ -623,7 +666,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			}
 			int bt = dwarf_tag(&base);
 			if ((bt == DW_TAG_structure_type || bt == DW_TAG_union_type || bt == DW_TAG_class_type) &&
-			    !die_name(&base) && !strmap_iget(&r->anon_names, dwarf_dieoffset(&base)))
+			    !die_name(r, &base) && !strmap_iget(&r->anon_names, dwarf_dieoffset(&base)))
 				m->anon = type_info_of(r, &base, depth + 1)->layout;
 		}
 		t->nmembers++;
@@ -667,10 +710,10 @@ static void collect_typedefs(struct reader *r, Dwarf_Die *parent, int depth)
 			return;
 		int tag = dwarf_tag(&child);
 		if (tag == DW_TAG_typedef) {
-			const char *name = die_name(&child);
+			const char *name = die_name(r, &child);
 			Dwarf_Die target;
 			if (name && die_type(&child, &target) && is_aggregate_tag(dwarf_tag(&target)) &&
-			    !die_name(&target) && !is_declaration(&target) &&
+			    !die_name(r, &target) && !is_declaration(&target) &&
 			    !strmap_iget(&r->anon_names, dwarf_dieoffset(&target)))
 				strmap_iput(&r->anon_names, dwarf_dieoffset(&target), arena_strdup(&r->model->arena, name));
 		} else if (tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
@@ -695,7 +738,7 @@ static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope
 		if (!is_aggregate_tag(tag))
 			continue;
 		if (!is_declaration(&child) && dwarf_hasattr(&child, DW_AT_byte_size)) {
-			const char *n = die_name(&child);
+			const char *n = die_name(r, &child);
 			const char *name = n ? arena_printf(&r->model->arena, "%s %s", aggregate_prefix(tag), n)
 					     : strmap_iget(&r->anon_names, dwarf_dieoffset(&child));
 			if (name && !layout_model_find(r->model, name)) {
@@ -707,7 +750,7 @@ static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope
 			}
 		}
 		if (tag != DW_TAG_enumeration_type) {
-			const char *n = die_name(&child);
+			const char *n = die_name(r, &child);
 			const char *inner = n ? arena_printf(&r->model->arena, "%s %s", aggregate_prefix(tag), n)
 					      : strmap_iget(&r->anon_names, dwarf_dieoffset(&child));
 			collect_types(r, &child, inner, depth + 1);
@@ -816,6 +859,8 @@ struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model
 	strmap_init(&r.anon_names);
 	strmap_init(&r.files);
 
+	find_regions(&r, dw);
+
 	/* Pass 1 over all units first: a typedef in one place may name an
 	 * anonymous aggregate that a member elsewhere uses. */
 	for (int pass = 0; pass < 2 && !r.err; pass++) {
@@ -832,8 +877,11 @@ struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model
 			units++;
 			r.comp_dir = NULL;
 			Dwarf_Attribute attr;
-			if (dwarf_attr(&cu, DW_AT_comp_dir, &attr))
+			if (dwarf_attr(&cu, DW_AT_comp_dir, &attr)) {
 				r.comp_dir = dwarf_formstring(&attr);
+				if (!string_ok(&r, r.comp_dir))
+					r.comp_dir = NULL;
+			}
 			if (pass == 0)
 				collect_typedefs(&r, &cu, 0);
 			else

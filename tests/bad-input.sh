@@ -4,6 +4,7 @@
 # Usage: tests/bad-input.sh ABIDIFF_UAPI_BINARY
 set -eu
 tool=$(realpath "$1")
+ROOT_FIXTURES=$(cd "$(dirname "$0")/.." && pwd)/fixtures/corrupt
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -65,6 +66,17 @@ usage "unknown option" "unrecognized option" dump --frob good.o
 usage "bad format" "invalid --format" dump --format=xml good.o
 usage "missing operand" "diff needs two files" diff good.o
 check "missing --headers dir" "nodir: No such file" dump good.o --headers nodir
+# Inputs that once crashed a reader (found by fuzzing): read, or rejected cleanly.
+for f in "$ROOT_FIXTURES"/*.o; do
+	[ -f "$f" ] || continue
+	rc=0
+	timeout 20 "$tool" dump "$f" > /dev/null 2> err.txt || rc=$?
+	if { [ "$rc" = 0 ] || { [ "$rc" = 2 ] && [ "$(wc -l < err.txt)" = 1 ]; }; } && ! grep -qiE 'sanitizer|runtime error' err.txt; then
+		pass=$((pass + 1)); echo "ok   fixtures/corrupt/$(basename "$f"): exit $rc"
+	else
+		fail=$((fail + 1)); echo "FAIL fixtures/corrupt/$(basename "$f"): exit $rc"; head -5 err.txt
+	fi
+done
 # A report that cannot be written leaves nothing behind and names the file.
 check "unwritable output" "adir/sub/out.txt" dump good.o -o adir/sub/out.txt
 [ -z "$(ls adir)" ] && pass=$((pass + 1)) && echo "ok   no temporary file left" || { fail=$((fail + 1)); echo "FAIL temporary file left in adir"; }
