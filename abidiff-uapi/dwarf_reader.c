@@ -87,6 +87,17 @@ static bool string_ok(const struct reader *r, const char *str)
 	return false;
 }
 
+/* For strings libdw may also build itself (a declaring file joined to its
+ * directory): checked when they point into a section, trusted otherwise. */
+static bool string_ok_or_built(const struct reader *r, const char *str)
+{
+	const unsigned char *p = (const unsigned char *)str;
+	for (size_t i = 0; str && i < r->nregions; i++)
+		if (p >= r->regions[i].base && p < r->regions[i].end)
+			return memchr(p, '\0', (size_t)(r->regions[i].end - p)) != NULL;
+	return str != NULL;
+}
+
 static void find_regions(struct reader *r, Dwarf *dw)
 {
 	Elf *elf = dwarf_getelf(dw);
@@ -113,8 +124,9 @@ static const char *die_name(const struct reader *r, Dwarf_Die *die)
 	Dwarf_Attribute attr;
 	if (!dwarf_attr(die, DW_AT_name, &attr))
 		return NULL;
+	/* Bounds first: even the first byte may lie outside every section. */
 	const char *n = dwarf_formstring(&attr);
-	return n && *n && string_ok(r, n) ? n : NULL;
+	return n && string_ok(r, n) && *n ? n : NULL;
 }
 
 static bool is_declaration(Dwarf_Die *die)
@@ -146,7 +158,7 @@ static bool attr_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *ret)
 static const char *decl_file(struct reader *r, Dwarf_Die *die)
 {
 	const char *f = dwarf_decl_file(die);
-	if (!f)
+	if (!string_ok_or_built(r, f))
 		return NULL;
 	char *joined = NULL;
 	if (f[0] != '/' && r->comp_dir) {
