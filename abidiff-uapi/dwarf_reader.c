@@ -98,12 +98,17 @@ static bool string_ok_or_built(const struct reader *r, const char *str)
 	return str != NULL;
 }
 
-static void find_regions(struct reader *r, Dwarf *dw)
+/* Finds the debug sections in memory. A string section that does not end in
+ * a NUL lets any of its strings run off the end, inside libdw too (its line
+ * table reader calls strlen on them; found by fuzz-dwarf), so such a file is
+ * corrupt: the section's name is returned. */
+static const char *find_regions(struct reader *r, Dwarf *dw)
 {
 	Elf *elf = dwarf_getelf(dw);
 	size_t shstrndx;
+	const char *bad = NULL;
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return;
+		return NULL;
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(elf, scn)) && r->nregions < sizeof(r->regions) / sizeof(r->regions[0])) {
 		GElf_Shdr sh;
@@ -115,8 +120,13 @@ static void find_regions(struct reader *r, Dwarf *dw)
 			r->regions[r->nregions].base = d->d_buf;
 			r->regions[r->nregions].end = (const unsigned char *)d->d_buf + d->d_size;
 			r->nregions++;
+			const char *base = n[1] == 'z' ? n + 2 : n + 1;   /* "debug_str" of .zdebug_str too */
+			if ((strcmp(base, "debug_str") == 0 || strcmp(base, "debug_line_str") == 0) && !bad &&
+			    ((const char *)d->d_buf)[d->d_size - 1] != '\0')
+				bad = n;
 		}
 	}
+	return bad;
 }
 
 static const char *die_name(const struct reader *r, Dwarf_Die *die)
@@ -704,10 +714,12 @@ static bool walk_error(struct reader *r, int rc, Dwarf_Die *die)
 {
 	if (rc >= 0 && (!die || dwarf_tag(die) != DW_TAG_invalid))
 		return false;
+	/* dwarf_errno() clears the error it returns: keep it. */
+	int e = dwarf_errno();
 	if (!r->err)
 		r->err = au_error_format("%s: corrupt .debug_info near offset 0x%llx: %s", r->path,
 					 die ? (unsigned long long)dwarf_dieoffset(die) : 0ULL,
-					 dwarf_errno() ? dwarf_errmsg(-1) : "invalid DIE");
+					 e ? dwarf_errmsg(e) : "invalid DIE");
 	return true;
 }
 
@@ -871,7 +883,13 @@ struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model
 	strmap_init(&r.anon_names);
 	strmap_init(&r.files);
 
-	find_regions(&r, dw);
+	const char *bad = find_regions(&r, dw);
+	if (bad) {
+		/* Formatted first: the section's name belongs to the Elf. */
+		err = au_error_format("%s: corrupt %s: its last string is not terminated", path, bad);
+		dwfl_end(dwfl);
+		return err;
+	}
 
 	/* Pass 1 over all units first: a typedef in one place may name an
 	 * anonymous aggregate that a member elsewhere uses. */
