@@ -2,6 +2,7 @@
  * reader (see model.h), so the comparer cannot tell the two apart. */
 #define _GNU_SOURCE
 #include <bpf/btf.h>
+#include <linux/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -305,6 +306,18 @@ struct au_error *btf_read_layouts(const char *path, struct layout_model *model)
 		return au_error_format("%s: %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return au_error_format("%s: is a directory", path);
+	/* libbpf 1.1 does not check that the sections are 4-byte aligned, and
+	 * then reads btf_type words at odd addresses (undefined behaviour, found
+	 * by fuzz-btf); newer libbpf and the kernel's verifier reject it. */
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return au_error_format("%s: %s", path, strerror(errno));
+	struct btf_header hdr;
+	size_t got = fread(&hdr, 1, sizeof(hdr), f);
+	fclose(f);
+	if (got >= sizeof(hdr) && hdr.magic == BTF_MAGIC &&
+	    (hdr.hdr_len % 4 || hdr.type_off % 4 || hdr.type_len % 4))
+		return au_error_format("%s: corrupt BTF: its type section is not 4-byte aligned", path);
 	libbpf_set_print(silent);
 	errno = 0;
 	struct btf *btf = btf__parse_raw(path);

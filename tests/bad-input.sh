@@ -67,10 +67,12 @@ usage "bad format" "invalid --format" dump --format=xml good.o
 usage "missing operand" "diff needs two files" diff good.o
 check "missing --headers dir" "nodir: No such file" dump good.o --headers nodir
 # Inputs that once crashed a reader (found by fuzzing): read, or rejected cleanly.
-for f in "$ROOT_FIXTURES"/*.o; do
+for f in "$ROOT_FIXTURES"/*.o "$ROOT_FIXTURES"/*.btf; do
 	[ -f "$f" ] || continue
 	rc=0
-	timeout 20 "$tool" dump "$f" > /dev/null 2> err.txt || rc=$?
+	btf=
+	case "$f" in *.btf) btf=--btf ;; esac
+	timeout 20 "$tool" dump $btf "$f" > /dev/null 2> err.txt || rc=$?
 	if { [ "$rc" = 0 ] || { [ "$rc" = 2 ] && [ "$(wc -l < err.txt)" = 1 ]; }; } && ! grep -qiE 'sanitizer|runtime error' err.txt; then
 		pass=$((pass + 1)); echo "ok   fixtures/corrupt/$(basename "$f"): exit $rc"
 	else
