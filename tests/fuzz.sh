@@ -36,8 +36,13 @@ echo "fuzz.sh: $target for $seconds s, corpus $corpus ($(ls "$corpus" | wc -l) i
 artifacts=$root/build/fuzz-artifacts/$target
 mkdir -p "$artifacts"
 rc=0
+# FUZZ_RUNS=N (what CI uses): a fixed seed and N executions, so a run is
+# reproducible and CI cannot fail at random on a new finding; SECONDS then
+# only caps the time. Without it: a campaign of SECONDS.
+limit=()
+[ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS" -seed="${FUZZ_SEED:-1}")
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	"$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
+	"$bin" ${limit[@]+"${limit[@]}"} -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
 	-print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" > "$artifacts/log.txt" 2>&1 || rc=$?
 grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+.*(DONE|cov:))' "$artifacts/log.txt" | tail -3
 if [ "$rc" != 0 ]; then
