@@ -78,24 +78,25 @@ static struct au_error *dw_error(const struct reader *r, const char *what)
  * their section; in a corrupt object one can run off the end (found by
  * fuzz-dwarf after 6.5 million runs). A string is used only when it lies in
  * one of the object's debug sections with a NUL before that section's end. */
-static bool string_ok(const struct reader *r, const char *str)
+static bool string_in_sections(const struct reader *r, const char *str, bool outside_ok)
 {
 	const unsigned char *p = (const unsigned char *)str;
 	for (size_t i = 0; str && i < r->nregions; i++)
 		if (p >= r->regions[i].base && p < r->regions[i].end)
 			return memchr(p, '\0', (size_t)(r->regions[i].end - p)) != NULL;
-	return false;
+	return str && outside_ok;
+}
+
+static bool string_ok(const struct reader *r, const char *str)
+{
+	return string_in_sections(r, str, false);
 }
 
 /* For strings libdw may also build itself (a declaring file joined to its
  * directory): checked when they point into a section, trusted otherwise. */
 static bool string_ok_or_built(const struct reader *r, const char *str)
 {
-	const unsigned char *p = (const unsigned char *)str;
-	for (size_t i = 0; str && i < r->nregions; i++)
-		if (p >= r->regions[i].base && p < r->regions[i].end)
-			return memchr(p, '\0', (size_t)(r->regions[i].end - p)) != NULL;
-	return str != NULL;
+	return string_in_sections(r, str, true);
 }
 
 /* Finds the debug sections in memory. A string section that does not end in
@@ -761,10 +762,12 @@ static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope
 		int tag = dwarf_tag(&child);
 		if (!is_aggregate_tag(tag))
 			continue;
+		/* "struct foo", or the typedef naming an anonymous one: the type's
+		 * model name, and the scope of what g++ nests in it. */
+		const char *n = die_name(r, &child);
+		const char *name = n ? arena_printf(&r->model->arena, "%s %s", aggregate_prefix(tag), n)
+				     : strmap_iget(&r->anon_names, dwarf_dieoffset(&child));
 		if (!is_declaration(&child) && dwarf_hasattr(&child, DW_AT_byte_size)) {
-			const char *n = die_name(r, &child);
-			const char *name = n ? arena_printf(&r->model->arena, "%s %s", aggregate_prefix(tag), n)
-					     : strmap_iget(&r->anon_names, dwarf_dieoffset(&child));
 			if (name && !layout_model_find(r->model, name)) {
 				struct layout_type *t = read_aggregate(r, &child, name, 0);
 				if (r->err)
@@ -773,12 +776,8 @@ static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope
 				layout_model_add(r->model, t);
 			}
 		}
-		if (tag != DW_TAG_enumeration_type) {
-			const char *n = die_name(r, &child);
-			const char *inner = n ? arena_printf(&r->model->arena, "%s %s", aggregate_prefix(tag), n)
-					      : strmap_iget(&r->anon_names, dwarf_dieoffset(&child));
-			collect_types(r, &child, inner, depth + 1);
-		}
+		if (tag != DW_TAG_enumeration_type)
+			collect_types(r, &child, name, depth + 1);
 		if (r->err)
 			return;
 	} while ((rc = dwarf_siblingof(&child, &child)) == 0);
