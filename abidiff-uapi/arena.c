@@ -14,23 +14,25 @@ struct arena_chunk {
 
 enum { ARENA_CHUNK_SIZE = 256 * 1024 };
 
+void au_out_of_memory(void)
+{
+	fputs("abidiff-uapi: out of memory\n", stderr);
+	exit(2);
+}
+
 static void *xmalloc(size_t size)
 {
 	void *p = malloc(size);
-	if (!p) {
-		fputs("abidiff-uapi: out of memory\n", stderr);
-		exit(2);
-	}
+	if (!p)
+		au_out_of_memory();
 	return p;
 }
 
 void *xrealloc(void *p, size_t size)
 {
 	void *q = realloc(p, size ? size : 1);
-	if (!q) {
-		fputs("abidiff-uapi: out of memory\n", stderr);
-		exit(2);
-	}
+	if (!q)
+		au_out_of_memory();
 	return q;
 }
 

@@ -25,5 +25,7 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
 /* realloc for the growable arrays outside arenas; exits like the arena when
  * memory runs out. */
 void *xrealloc(void *p, size_t size);
+/* The one out-of-memory policy: a message, then exit status 2. */
+__attribute__((noreturn)) void au_out_of_memory(void);
 
 #endif

@@ -280,6 +280,8 @@ static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, con
 			bits = btf_int_bits(st);
 			lm->bit_offset += btf_int_offset(st);
 		}
+		if (lm->name && ti->layout && ti->layout->kind != LAYOUT_ENUM)
+			lm->nested = ti->layout;
 		lm->is_bitfield = bits != 0;
 		lm->bit_size = bits ? bits : 8 * lm->size;
 		if (!lm->name && st && (btf_is_struct(st) || btf_is_union(st)) && !name_of(r, st->name_off) &&
@@ -360,6 +362,21 @@ struct au_error *btf_read_layouts(const char *path, struct layout_model *model)
 		} else if (btf_is_typedef(t) && t->type < r.n && r.anon_names[t->type]) {
 			name = name_of(&r, t->name_off);
 			target = t->type;
+		}
+		if (!name && (btf_is_enum(t) || btf_is_enum64(t)) && !t->name_off && btf_vlen(t) &&
+		    !r.anon_names[id]) {
+			/* An anonymous enum: named after its first enumerator, as
+			 * the DWARF reader names it. */
+			struct layout_type *lt = read_aggregate(&r, id, NULL, 0);
+			if (r.err)
+				break;
+			if (lt->nenumerators) {
+				lt->name = arena_printf(&model->arena, "enum {%s}", lt->enumerators[0].name);
+				lt->anonymous = true;
+				if (!layout_model_find(model, lt->name))
+					layout_model_add(model, lt);
+			}
+			continue;
 		}
 		if (!name || layout_model_find(model, name))
 			continue;

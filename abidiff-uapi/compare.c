@@ -6,6 +6,8 @@
 
 struct comparer {
 	const struct layout_model *old_model, *new_model;
+	const struct compare_options *opts;
+	bool c_to_cxx;           /* OLD is C and NEW is C++ */
 	struct comparison *out;
 	struct strmap done;      /* name -> struct type_finding * (also for unchanged) */
 	struct strmap busy;      /* names being compared: cycles in corrupt input */
@@ -22,7 +24,7 @@ const char *finding_status_name(enum finding_status s)
 	return s < STATUS_COUNT ? names[s] : "?";
 }
 
-static struct change *push(struct comparer *c, enum change_kind kind, bool breaking)
+static struct change *push(struct comparer *c, enum change_kind kind, bool layout, enum reason why)
 {
 	if (c->nbuf == c->capbuf) {
 		c->capbuf = c->capbuf ? 2 * c->capbuf : 32;
@@ -31,11 +33,17 @@ static struct change *push(struct comparer *c, enum change_kind kind, bool break
 	struct change *ch = &c->buf[c->nbuf++];
 	memset(ch, 0, sizeof(*ch));
 	ch->kind = kind;
-	ch->breaking = breaking;
+	ch->layout = layout;
+	ch->reasons = (reason_set)1 << why;
 	return ch;
 }
 
-static enum finding_status compare_named(struct comparer *c, const char *name);
+static void because(struct change *ch, enum reason why)
+{
+	ch->reasons = (reason_set)1 << why;
+}
+
+static struct type_finding *compare_named(struct comparer *c, const char *name);
 
 /* The shape key of a named aggregate on one side (0 old, 1 new), as an
  * anonymous one with the same layout would have. */
@@ -70,6 +78,15 @@ static bool is_named_key(const char *k)
 	return strncmp(k, "struct ", 7) == 0 || strncmp(k, "union ", 6) == 0;
 }
 
+/* A key that is the typedef name of an anonymous aggregate on side `side`. */
+static bool is_typedef_key(struct comparer *c, int side, const char *k)
+{
+	if (is_anon_key(k) || is_named_key(k) || strncmp(k, "enum ", 5) == 0)
+		return false;
+	const struct layout_type *t = layout_model_find(side ? c->new_model : c->old_model, k);
+	return t && t->kind != LAYOUT_ENUM;
+}
+
 /* Canonical types a (on side sa) and b (on side sb) are the same. Beyond
  * equal keys: a named struct and an anonymous one of the same shape, behind
  * the same arrays and pointers, are one layout. 6.12's __struct_group gives a
@@ -83,6 +100,12 @@ static bool same_type(struct comparer *c, const char *a, int sa, const char *b, 
 		return false;
 	a += p;
 	b += p;
+	/* uuid_le and guid_t, typedefs naming anonymous structs: the same
+	 * layout under another typedef is the same type to C code. */
+	if (is_typedef_key(c, 0, a) || is_typedef_key(c, 1, b)) {
+		const char *ka = is_anon_key(a) ? a : shape_of(c, sa, a), *kb = is_anon_key(b) ? b : shape_of(c, sb, b);
+		return ka && kb && strcmp(ka, kb) == 0;
+	}
 	if (is_anon_key(a) && is_named_key(b)) {
 		const char *sb_key = shape_of(c, sb, b);
 		return sb_key && strcmp(a, sb_key) == 0;
@@ -114,7 +137,9 @@ static unsigned member_differences(struct comparer *c, const struct flat_member 
 		what |= DIFF_BIT_SIZE;
 	if (a->size != b->size || a->flexible != b->flexible)
 		what |= DIFF_SIZE;
-	if (!same_type(c, a->type_key, 0, b->type_key, 1))
+	/* union { ... } u on both sides: u's contents are compared by path
+	 * (u.p.x), so its anonymous type's key would only repeat them. */
+	if (!(a->nested && b->nested) && !same_type(c, a->type_key, 0, b->type_key, 1))
 		what |= DIFF_TYPE;
 	return what;
 }
@@ -127,97 +152,326 @@ static const struct flat_member *find_flat(struct strmap *idx, const char *name)
 static void index_flat(struct strmap *idx, struct flat_member *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		strmap_put(idx, v[i].member->name, &v[i]);
+		strmap_put(idx, v[i].name, &v[i]);
+}
+
+/* The last component of a path: the member's own name. */
+static const char *leaf(const struct flat_member *fm)
+{
+	return fm->member->name;
+}
+
+static uint64_t end_bit(const struct flat_member *fm)
+{
+	return fm->bit_offset + member_bits(fm->member);
+}
+
+/* A member that holds data itself (not a named member of anonymous type,
+ * whose contents are listed after it, nor a zero-size one). */
+static bool occupies(const struct flat_member *fm)
+{
+	return !fm->member->nested && member_bits(fm->member) > 0;
+}
+
+/* The element key of a zero-size array, "[]u8" and "[0]u8" both "u8", or
+ * NULL for anything else. */
+static const char *zero_array_element(const char *key)
+{
+	if (strncmp(key, "[]", 2) == 0)
+		return key + 2;
+	if (strncmp(key, "[0]", 3) == 0)
+		return key + 3;
+	return NULL;
+}
+
+/* The element key of a one-element array, "[1]u8" -> "u8", or NULL. */
+static const char *one_element(const char *key)
+{
+	return strncmp(key, "[1]", 3) == 0 ? key + 3 : NULL;
+}
+
+struct member_context {
+	const struct layout_type *old_type, *new_type;
+	struct flat_member *fo;
+	size_t no;
+};
+
+/* The old members that [start, end) overlaps: none, only reserved ones, or
+ * some that hold data. */
+enum overlap { OVERLAP_NONE, OVERLAP_RESERVED, OVERLAP_DATA };
+
+static enum overlap overlapped(const struct member_context *mc, uint64_t start, uint64_t end)
+{
+	enum overlap r = OVERLAP_NONE;
+	for (size_t i = 0; i < mc->no; i++) {
+		const struct flat_member *f = &mc->fo[i];
+		if (!occupies(f) || f->bit_offset >= end || end_bit(f) <= start)
+			continue;
+		if (!au_is_reserved_name(leaf(f)))
+			return OVERLAP_DATA;
+		r = OVERLAP_RESERVED;
+	}
+	return r;
+}
+
+/* Nothing in OLD starts at or after the end of f: it is the tail. */
+static bool at_tail(const struct member_context *mc, const struct flat_member *f)
+{
+	uint64_t end = end_bit(f);
+	for (size_t i = 0; i < mc->no; i++)
+		if (occupies(&mc->fo[i]) && mc->fo[i].bit_offset >= end && &mc->fo[i] != f)
+			return false;
+	return true;
+}
+
+/* Why a common member differs (what != 0). inner: the finding of the
+ * struct it holds by value, if any (looked up before ch was pushed: a
+ * lookup may compare more types and move the change buffer). */
+static void grade_member(struct comparer *c, const struct member_context *mc, struct change *ch,
+			 const struct type_finding *inner)
+{
+	const struct flat_member *o = &ch->old_member, *n = &ch->new_member;
+	const char *eo = zero_array_element(o->member->type_key), *en = zero_array_element(n->member->type_key);
+	if (!(ch->what & DIFF_OFFSET) && member_bits(o->member) == 0 && member_bits(n->member) == 0 && eo && en &&
+	    same_type(c, eo, 0, en, 1)) {
+		because(ch, REASON_FLEXIBLE_SPELLING);
+		return;
+	}
+	/* T x[1] -> T x[] at the end of a struct whose size is kept: the old
+	 * one-element array was a flexible array spelled the old way. */
+	const char *e1o = one_element(o->member->type_key), *e1n = one_element(n->member->type_key);
+	if (!(ch->what & DIFF_OFFSET) && mc->old_type->size == mc->new_type->size &&
+	    ((e1o && en && member_bits(n->member) == 0 && same_type(c, e1o, 0, en, 1)) ||
+	     (e1n && eo && member_bits(o->member) == 0 && same_type(c, eo, 0, e1n, 1)))) {
+		because(ch, REASON_FLEXIBLE_SPELLING);
+		return;
+	}
+	if (!c->opts->strict) {
+		/* __u32 reserved[4] -> __u32 flags; __u32 reserved[3]: what is
+		 * left of the reserved member stays inside its old place. */
+		if (au_is_reserved_name(leaf(o)) && au_is_reserved_name(leaf(n)) && n->bit_offset >= o->bit_offset &&
+		    end_bit(n) <= end_bit(o)) {
+			because(ch, REASON_RESERVED_REUSE);
+			return;
+		}
+		/* The last member, a struct that grew at its own tail: the outer
+		 * type grows at its tail too. */
+		/* A member that grew in place: a struct that grew at its own
+		 * tail, or a member of anonymous type whose contents say how it
+		 * grew (u.p.x). It moves nothing when it is the last member, or
+		 * an alternative in a union. */
+		bool grew_at_own_tail =
+			(inner && strcmp(o->member->type_key, o->member->embeds) == 0 &&
+			 (inner->reasons & ((reason_set)1 << REASON_TAIL_GROWTH)) && inner->severity <= SEVERITY_REVIEW) ||
+			(o->member->nested && n->member->nested);
+		if (ch->what == DIFF_SIZE && n->member->size > o->member->size && grew_at_own_tail &&
+		    (at_tail(mc, o) || o->union_depth > 0)) {
+			because(ch, REASON_TAIL_GROWTH);
+			return;
+		}
+	}
+	ch->reasons = 0;
+	if (ch->what & DIFF_OFFSET)
+		ch->reasons |= (reason_set)1 << REASON_MOVED;
+	if (ch->what & (DIFF_SIZE | DIFF_BIT_SIZE))
+		ch->reasons |= (reason_set)1 << REASON_RESIZED;
+	if (ch->what & DIFF_TYPE)
+		ch->reasons |= (reason_set)1 << REASON_RETYPED;
+}
+
+/* Why a name only NEW has is there. */
+static void grade_added(struct comparer *c, const struct member_context *mc, struct change *ch,
+			const struct flat_member *overlap, const struct flat_member *overlap_old)
+{
+	const struct flat_member *n = &ch->new_member;
+	if (c->opts->strict) {
+		because(ch, overlap ? REASON_OVERLAP : REASON_MEMBER_ADDED);
+		return;
+	}
+	uint64_t start = n->bit_offset, end = end_bit(n), old_end = 8 * mc->old_type->size;
+	if (end > old_end || (start >= old_end && old_end < 8 * mc->new_type->size)) {
+		because(ch, REASON_TAIL_GROWTH);
+		return;
+	}
+	switch (start == end ? OVERLAP_NONE : overlapped(mc, start, end)) {
+	case OVERLAP_NONE:
+		because(ch, REASON_PADDING_REUSE);
+		return;
+	case OVERLAP_RESERVED:
+		because(ch, REASON_RESERVED_REUSE);
+		return;
+	case OVERLAP_DATA:
+		break;
+	}
+	/* Over a member that was there. A union newly wrapped around that
+	 * member is an attempted alias of the wrong size or type; a name in a
+	 * union that already held it is a new alternative. */
+	if (overlap && overlap_old && overlap->union_depth > overlap_old->union_depth)
+		because(ch, REASON_OVERLAP);
+	else if (n->union_depth > 0)
+		because(ch, REASON_NEW_ALTERNATIVE);
+	else
+		because(ch, REASON_OVERLAP);
+}
+
+/* Marks the entries of v whose every enclosing named member is of
+ * anonymous type on both sides; returns how many are kept. */
+static size_t mark_paths(const struct flat_member *v, size_t n, struct strmap *mine, struct strmap *theirs,
+			 bool *keep)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *dot = strrchr(v[i].name, '.');
+		keep[i] = true;
+		if (dot) {
+			char parent[512];
+			size_t len = (size_t)(dot - v[i].name);
+			if (len >= sizeof(parent))
+				len = sizeof(parent) - 1;
+			memcpy(parent, v[i].name, len);
+			parent[len] = 0;
+			const struct flat_member *a = strmap_get(mine, parent), *b = strmap_get(theirs, parent);
+			keep[i] = a && b && a->member->nested && b->member->nested;
+		}
+		k += keep[i];
+	}
+	return k;
+}
+
+static size_t compact(struct flat_member *v, size_t n, const bool *keep)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (keep[i])
+			v[k++] = v[i];
+	return k;
 }
 
 static void compare_members(struct comparer *c, const struct layout_type *o, const struct layout_type *n)
 {
 	struct flat_member *fo, *fn;
-	size_t no = layout_flatten(o, &fo), nn = layout_flatten(n, &fn);
+	size_t no = layout_flatten_paths(o, &c->out->arena, &fo), nn = layout_flatten_paths(n, &c->out->arena, &fn);
+	bool strict = c->opts->strict;
 	struct strmap io, in;
 	strmap_init(&io);
 	strmap_init(&in);
 	index_flat(&io, fo, no);
 	index_flat(&in, fn, nn);
+	/* u.p.x is compared only where both sides give u an anonymous type;
+	 * where one side names u's type, u's own type key says it all. */
+	bool *keep_o = xrealloc(NULL, (no ? no : 1) * sizeof(bool)), *keep_n = xrealloc(NULL, (nn ? nn : 1) * sizeof(bool));
+	size_t ko = mark_paths(fo, no, &io, &in, keep_o), kn = mark_paths(fn, nn, &in, &io, keep_n);
+	if (ko != no || kn != nn) {
+		no = compact(fo, no, keep_o);
+		nn = compact(fn, nn, keep_n);
+		strmap_deinit(&io);
+		strmap_deinit(&in);
+		strmap_init(&io);
+		strmap_init(&in);
+		index_flat(&io, fo, no);
+		index_flat(&in, fn, nn);
+	}
+	free(keep_o);
+	free(keep_n);
+	struct member_context mc = { .old_type = o, .new_type = n, .fo = fo, .no = no };
 	bool *used = xrealloc(NULL, (nn ? nn : 1) * sizeof(*used));
 	memset(used, 0, (nn ? nn : 1) * sizeof(*used));
 
 	/* Common names first: where each went. */
 	for (size_t i = 0; i < no; i++) {
-		const struct flat_member *nm = find_flat(&in, fo[i].member->name);
+		const struct flat_member *nm = find_flat(&in, fo[i].name);
 		if (!nm)
 			continue;
 		unsigned what = member_differences(c, &fo[i], nm);
 		if (what) {
-			struct change *ch = push(c, CHANGE_MEMBER, true);
+			const struct type_finding *inner = NULL;
+			if ((what & DIFF_SIZE) && fo[i].member->embeds && nm->member->embeds &&
+			    strcmp(fo[i].member->embeds, nm->member->embeds) == 0)
+				inner = compare_named(c, fo[i].member->embeds);
+			struct change *ch = push(c, CHANGE_MEMBER, true, REASON_MOVED);
 			ch->what = what;
 			ch->old_member = fo[i];
 			ch->new_member = *nm;
+			grade_member(c, &mc, ch, inner);
 		} else if (fo[i].member->embeds && nm->member->embeds &&
-			   strcmp(fo[i].member->embeds, nm->member->embeds) == 0 &&
-			   compare_named(c, fo[i].member->embeds) == STATUS_CHANGED) {
-			struct change *ch = push(c, CHANGE_EMBEDDED, true);
-			ch->old_member = fo[i];
-			ch->new_member = *nm;
-			ch->other = fo[i].member->embeds;
+			   strcmp(fo[i].member->embeds, nm->member->embeds) == 0) {
+			struct type_finding *inner = compare_named(c, fo[i].member->embeds);
+			if (inner && inner->status == STATUS_CHANGED) {
+				enum reason why = inner->severity == SEVERITY_BREAK	 ? REASON_CONTAINS_BREAK
+						  : inner->severity == SEVERITY_REVIEW ? REASON_CONTAINS_REVIEW
+										       : REASON_CONTAINS_SAFE;
+				struct change *ch = push(c, CHANGE_EMBEDDED, true, why);
+				ch->old_member = fo[i];
+				ch->new_member = *nm;
+				ch->other = fo[i].member->embeds;
+			}
 		}
 	}
 
 	/* Names only in OLD: an alias that went, a rename, or a loss. */
 	for (size_t i = 0; i < no; i++) {
-		if (find_flat(&in, fo[i].member->name))
+		if (find_flat(&in, fo[i].name))
 			continue;
+		bool keyword = c->c_to_cxx && au_is_cxx_keyword(leaf(&fo[i]));
+		bool reserved = !strict && au_is_reserved_name(leaf(&fo[i]));
 		const struct flat_member *common = NULL;
 		for (size_t j = 0; j < no && !common; j++)
-			if (j != i && find_flat(&in, fo[j].member->name) && same_slot(c, &fo[i], 0, &fo[j], 0))
+			if (j != i && find_flat(&in, fo[j].name) && same_slot(c, &fo[i], 0, &fo[j], 0))
 				common = &fo[j];
 		if (common) {
-			struct change *ch = push(c, CHANGE_ALIAS_REMOVED, false);
+			struct change *ch = push(c, CHANGE_ALIAS_REMOVED, false,
+						 keyword ? REASON_CXX_KEYWORD : REASON_MEMBER_REMOVED);
 			ch->old_member = fo[i];
-			ch->other = common->member->name;
+			ch->other = common->name;
 			continue;
 		}
 		size_t k;
 		for (k = 0; k < nn; k++)
-			if (!used[k] && !find_flat(&io, fn[k].member->name) && same_slot(c, &fo[i], 0, &fn[k], 1))
+			if (!used[k] && !find_flat(&io, fn[k].name) && same_slot(c, &fo[i], 0, &fn[k], 1))
 				break;
 		if (k < nn) {
 			used[k] = true;
-			struct change *ch = push(c, CHANGE_RENAMED, false);
+			struct change *ch = push(c, CHANGE_RENAMED, false,
+						 keyword    ? REASON_CXX_KEYWORD
+						 : reserved ? REASON_PAD_RENAMED
+							    : REASON_RENAMED);
 			ch->old_member = fo[i];
 			ch->new_member = fn[k];
 			continue;
 		}
-		struct change *ch = push(c, CHANGE_MEMBER_REMOVED, true);
+		struct change *ch = push(c, CHANGE_MEMBER_REMOVED, true,
+					 reserved ? REASON_RESERVED_REUSE : REASON_MEMBER_REMOVED);
 		ch->old_member = fo[i];
 	}
 
 	/* Names only in NEW: an alias, an addition, or an alias gone wrong. */
 	for (size_t k = 0; k < nn; k++) {
-		if (used[k] || find_flat(&io, fn[k].member->name))
+		if (used[k] || find_flat(&io, fn[k].name))
 			continue;
 		const struct flat_member *common = NULL, *overlap = NULL;
 		for (size_t j = 0; j < nn && !common; j++) {
-			if (j == k || !find_flat(&io, fn[j].member->name))
+			if (j == k || !find_flat(&io, fn[j].name))
 				continue;
 			if (same_slot(c, &fn[k], 1, &fn[j], 1))
 				common = &fn[j];
-			else if (!overlap && fn[j].bit_offset == fn[k].bit_offset && member_bits(fn[j].member))
+			else if (!overlap && fn[j].bit_offset == fn[k].bit_offset && member_bits(fn[j].member) &&
+				 occupies(&fn[j]))
 				overlap = &fn[j];
 		}
 		if (common) {
-			struct change *ch = push(c, CHANGE_ALIAS_ADDED, false);
+			struct change *ch = push(c, CHANGE_ALIAS_ADDED, false, REASON_ALIAS);
 			ch->new_member = fn[k];
-			ch->other = common->member->name;
+			ch->other = common->name;
 		} else {
 			/* A name added over an existing member with another size or
 			 * type is no alias (it is named, so a caller can tell), but it
 			 * moves nothing: a new union alternative, or a field carved out
 			 * of reserved space. Whatever it displaces shows up as that
 			 * member's own change. */
-			struct change *ch = push(c, CHANGE_MEMBER_ADDED, false);
+			struct change *ch = push(c, CHANGE_MEMBER_ADDED, false, REASON_MEMBER_ADDED);
 			ch->new_member = fn[k];
-			ch->other = overlap ? overlap->member->name : NULL;
+			ch->other = overlap ? overlap->name : NULL;
+			grade_added(c, &mc, ch, overlap, overlap ? find_flat(&io, overlap->name) : NULL);
 		}
 	}
 	free(used);
@@ -225,6 +479,55 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 	free(fn);
 	strmap_deinit(&io);
 	strmap_deinit(&in);
+}
+
+/* ---------------------------------------------------------------- enums */
+
+/* An enumerator with the enum that holds it, for pairing by name. */
+struct enum_ref {
+	const struct layout_enumerator *e;
+	const struct layout_type *owner;
+};
+
+/* A count or maximum: a sentinel name, and a value that follows from the
+ * enumerator declared before it: __FOO_MAX one past the last value,
+ * FOO_MAX = __FOO_MAX - 1, FOO_LAST = the last value, FOO_MASK = (FOO_LAST
+ * << 1) - 1, FOO_MAX = 1 << FOO_MAX_SHIFT after the last bit. A named constant that merely has such a name (FOO_MAX_LEN =
+ * 16) does not follow from its neighbour, and stays a constant. */
+static bool is_sentinel(const struct layout_type *owner, const struct layout_enumerator *e)
+{
+	if (!au_is_sentinel_name(e->name))
+		return false;
+	size_t i = (size_t)(e - owner->enumerators);
+	if (i == 0 || i >= owner->nenumerators)
+		return false;
+	uint64_t v = (uint64_t)e->value, p = (uint64_t)owner->enumerators[i - 1].value;
+	return v == p + 1 || v == p || (v == p - 1 && au_is_sentinel_name(owner->enumerators[i - 1].name)) ||
+	       (p && v == 2 * p) ||
+	       (p && v == 2 * p - 1);
+}
+
+static void enum_value_changed(struct comparer *c, const struct enum_ref *o, const struct enum_ref *n)
+{
+	bool sentinel = !c->opts->strict && is_sentinel(o->owner, o->e) && is_sentinel(n->owner, n->e);
+	struct change *ch = push(c, CHANGE_ENUMERATOR_VALUE, true,
+				 sentinel ? REASON_SENTINEL : REASON_ENUMERATOR_VALUE);
+	ch->old_enum = o->e;
+	ch->new_enum = n->e;
+}
+
+static void enum_removed(struct comparer *c, const struct enum_ref *o)
+{
+	bool sentinel = !c->opts->strict && is_sentinel(o->owner, o->e);
+	struct change *ch = push(c, CHANGE_ENUMERATOR_REMOVED, true,
+				 sentinel ? REASON_SENTINEL_REMOVED : REASON_ENUMERATOR_REMOVED);
+	ch->old_enum = o->e;
+}
+
+static void enum_added(struct comparer *c, const struct layout_enumerator *e)
+{
+	struct change *ch = push(c, CHANGE_ENUMERATOR_ADDED, false, REASON_ENUMERATOR_ADDED);
+	ch->new_enum = e;
 }
 
 static void compare_enumerators(struct comparer *c, const struct layout_type *o, const struct layout_type *n)
@@ -238,27 +541,26 @@ static void compare_enumerators(struct comparer *c, const struct layout_type *o,
 		strmap_put(&in, n->enumerators[i].name, &n->enumerators[i]);
 	for (size_t i = 0; i < o->nenumerators; i++) {
 		const struct layout_enumerator *e = &o->enumerators[i], *f = strmap_get(&in, e->name);
-		if (f && f->value == e->value)
-			continue;
-		struct change *ch = push(c, f ? CHANGE_ENUMERATOR_VALUE : CHANGE_ENUMERATOR_REMOVED, true);
-		ch->old_enum = e;
-		ch->new_enum = f;
+		struct enum_ref ro = { e, o }, rn = { f, n };
+		if (!f)
+			enum_removed(c, &ro);
+		else if (f->value != e->value)
+			enum_value_changed(c, &ro, &rn);
 	}
-	for (size_t i = 0; i < n->nenumerators; i++) {
-		if (strmap_get(&io, n->enumerators[i].name))
-			continue;
-		struct change *ch = push(c, CHANGE_ENUMERATOR_ADDED, false);
-		ch->new_enum = &n->enumerators[i];
-	}
+	for (size_t i = 0; i < n->nenumerators; i++)
+		if (!strmap_get(&io, n->enumerators[i].name))
+			enum_added(c, &n->enumerators[i]);
 	strmap_deinit(&io);
 	strmap_deinit(&in);
 }
+
+/* ---------------------------------------------------------------- findings */
 
 static enum finding_status status_of(const struct change *v, size_t n)
 {
 	enum finding_status s = STATUS_UNCHANGED;
 	for (size_t i = 0; i < n; i++) {
-		enum finding_status t = v[i].breaking ? STATUS_CHANGED
+		enum finding_status t = v[i].layout ? STATUS_CHANGED
 				      : v[i].kind == CHANGE_RENAMED ? STATUS_RENAMED
 				      : v[i].kind == CHANGE_MEMBER_ADDED || v[i].kind == CHANGE_ENUMERATOR_ADDED
 					      ? STATUS_EXTENDED
@@ -279,35 +581,73 @@ static struct type_finding *new_finding(struct comparer *c, const char *name, co
 	return f;
 }
 
+/* Moves the changes collected since start into f, and grades it. */
+static void finish(struct comparer *c, struct type_finding *f, size_t start)
+{
+	f->nchanges = c->nbuf - start;
+	f->changes = f->nchanges ? arena_memdup(&c->out->arena, c->buf + start, f->nchanges * sizeof(*f->changes))
+				 : NULL;
+	c->nbuf = start;
+	f->status = status_of(f->changes, f->nchanges);
+	for (size_t i = 0; i < f->nchanges; i++) {
+		struct change *ch = &f->changes[i];
+		ch->severity = au_reasons_severity(ch->reasons);
+		f->reasons |= ch->reasons;
+		if (ch->severity > f->severity)
+			f->severity = ch->severity;
+	}
+}
+
+/* A size that grew: growth at the tail when something this type gained
+ * lies past its old end; anything else moved the end. */
+static void grade_size(struct comparer *c, struct change *size, const struct change *v, size_t n)
+{
+	if (c->opts->strict || size->new_value < size->old_value)
+		return;
+	bool tail = false;
+	for (size_t i = 0; i < n; i++) {
+		if (&v[i] == size)
+			continue;
+		if (au_reasons_severity(v[i].reasons) == SEVERITY_BREAK)
+			return; /* something moved: not growth at the tail */
+		if (v[i].reasons & ((reason_set)1 << REASON_TAIL_GROWTH))
+			tail = true;
+	}
+	if (tail)
+		because(size, REASON_TAIL_GROWTH);
+}
+
 /* Compares the type called name on both sides, once; the result is kept so
- * that a struct embedding it can ask whether it changed. */
-static enum finding_status compare_named(struct comparer *c, const char *name)
+ * that a struct embedding it can ask how it changed. */
+static struct type_finding *compare_named(struct comparer *c, const char *name)
 {
 	struct type_finding *f = strmap_get(&c->done, name);
 	if (f)
-		return f->status;
+		return f;
 	const struct layout_type *o = layout_model_find(c->old_model, name);
 	const struct layout_type *n = layout_model_find(c->new_model, name);
 	if (!o || !n)
-		return STATUS_UNCHANGED; /* pairing decides added/removed */
+		return NULL; /* pairing decides added/removed */
 	if (strmap_get(&c->busy, name))
-		return STATUS_UNCHANGED;
+		return NULL;
 	strmap_put(&c->busy, name, (void *)name);
 
 	/* This type's changes go after whatever the caller has collected. */
 	size_t start = c->nbuf;
 	if (o->kind != n->kind) {
-		struct change *ch = push(c, CHANGE_KIND, true);
+		struct change *ch = push(c, CHANGE_KIND, true, REASON_KIND_CHANGED);
 		ch->old_value = o->kind;
 		ch->new_value = n->kind;
 	}
+	size_t size_at = SIZE_MAX;
 	if (o->size != n->size) {
-		struct change *ch = push(c, CHANGE_SIZE, true);
+		size_at = c->nbuf;
+		struct change *ch = push(c, CHANGE_SIZE, true, REASON_SIZE_CHANGED);
 		ch->old_value = o->size;
 		ch->new_value = n->size;
 	}
 	if (o->align && n->align && o->align != n->align) {
-		struct change *ch = push(c, CHANGE_ALIGNMENT, true);
+		struct change *ch = push(c, CHANGE_ALIGNMENT, true, REASON_ALIGNMENT_CHANGED);
 		ch->old_value = o->align;
 		ch->new_value = n->align;
 	}
@@ -315,15 +655,13 @@ static enum finding_status compare_named(struct comparer *c, const char *name)
 		compare_enumerators(c, o, n);
 	else if (o->kind != LAYOUT_ENUM && n->kind != LAYOUT_ENUM)
 		compare_members(c, o, n);
+	if (size_at != SIZE_MAX)
+		grade_size(c, &c->buf[size_at], c->buf + start, c->nbuf - start);
 
 	f = new_finding(c, name, o, n);
-	f->nchanges = c->nbuf - start;
-	f->changes = f->nchanges ? arena_memdup(&c->out->arena, c->buf + start, f->nchanges * sizeof(*f->changes))
-				 : NULL;
-	f->status = status_of(f->changes, f->nchanges);
-	c->nbuf = start;
+	finish(c, f, start);
 	strmap_put(&c->done, name, f);
-	return f->status;
+	return f;
 }
 
 static int cmp_finding(const void *a, const void *b)
@@ -339,7 +677,11 @@ static void record(struct comparer *c, struct type_finding *f, size_t *cap)
 	out->counts[f->status]++;
 	if (f->status == STATUS_UNCHANGED)
 		return;
-	if (f->status == STATUS_CHANGED || f->status == STATUS_REMOVED || f->status == STATUS_RENAMED)
+	out->severities[f->severity]++;
+	for (int i = 0; i < REASON_COUNT; i++)
+		if (f->reasons >> i & 1)
+			out->reasons[i]++;
+	if (f->severity >= out->fail_on)
 		out->incompatible = true;
 	if (out->nfindings == *cap) {
 		*cap = *cap ? 2 * *cap : 64;
@@ -348,12 +690,146 @@ static void record(struct comparer *c, struct type_finding *f, size_t *cap)
 	out->findings[out->nfindings++] = f;
 }
 
+static void record_whole(struct comparer *c, const char *name, const struct layout_type *o,
+			 const struct layout_type *n, size_t *cap)
+{
+	struct type_finding *f = new_finding(c, name, o, n);
+	f->status = o ? STATUS_REMOVED : STATUS_ADDED;
+	f->reasons = (reason_set)1 << (o ? REASON_REMOVED : REASON_ADDED);
+	f->severity = au_reasons_severity(f->reasons);
+	record(c, f, cap);
+}
+
+/* ---------------------------------------------------------------- anonymous enums */
+
+/* Every enumerator of a side by name, with its enum: anonymous enums' names
+ * are only their first enumerators, so their constants pair one by one,
+ * whichever enum holds them now. */
+static void index_enumerators(const struct layout_model *m, struct strmap *ret)
+{
+	strmap_init(ret);
+	for (size_t i = 0; i < m->ntypes; i++) {
+		const struct layout_type *t = m->types[i];
+		if (t->kind != LAYOUT_ENUM)
+			continue;
+		for (size_t k = 0; k < t->nenumerators; k++) {
+			if (strmap_get(ret, t->enumerators[k].name))
+				continue;
+			struct enum_ref *r = xrealloc(NULL, sizeof(*r));
+			r->e = &t->enumerators[k];
+			r->owner = t;
+			strmap_put(ret, r->e->name, r);
+		}
+	}
+}
+
+static void free_refs(const struct layout_model *m, struct strmap *map)
+{
+	for (size_t i = 0; i < m->ntypes; i++) {
+		const struct layout_type *t = m->types[i];
+		for (size_t k = 0; t->kind == LAYOUT_ENUM && k < t->nenumerators; k++) {
+			struct enum_ref *r = strmap_get(map, t->enumerators[k].name);
+			if (r && r->e == &t->enumerators[k])
+				free(r);
+		}
+	}
+	strmap_deinit(map);
+}
+
+/* The OLD anonymous enum that a NEW one continues: the holder of its first
+ * enumerator that OLD has, when that holder is anonymous too. */
+static const struct layout_type *continued(const struct layout_type *n, struct strmap *old_refs)
+{
+	for (size_t k = 0; k < n->nenumerators; k++) {
+		const struct enum_ref *r = strmap_get(old_refs, n->enumerators[k].name);
+		if (r)
+			return r->owner->anonymous ? r->owner : NULL;
+	}
+	return NULL;
+}
+
+static void compare_anonymous_enums(struct comparer *c, size_t *cap)
+{
+	const struct layout_model *om = c->old_model, *nm = c->new_model;
+	struct strmap old_refs, new_refs, sequel;
+	index_enumerators(om, &old_refs);
+	index_enumerators(nm, &new_refs);
+	strmap_init(&sequel); /* OLD anonymous enum name -> first NEW one continuing it */
+	for (size_t i = 0; i < nm->ntypes; i++) {
+		const struct layout_type *n = nm->types[i];
+		if (!n->anonymous)
+			continue;
+		const struct layout_type *o = continued(n, &old_refs);
+		if (o) {
+			if (!strmap_get(&sequel, o->name))
+				strmap_put(&sequel, o->name, (void *)n);
+		} else if (!c->opts->common_only) {
+			c->out->new_types++;
+			record_whole(c, n->name, NULL, n, cap);
+		}
+	}
+	for (size_t i = 0; i < om->ntypes; i++) {
+		const struct layout_type *o = om->types[i];
+		if (!o->anonymous)
+			continue;
+		const struct layout_type *n = strmap_get(&sequel, o->name);
+		bool any = n != NULL;
+		for (size_t k = 0; k < o->nenumerators && !any; k++)
+			any = strmap_get(&new_refs, o->enumerators[k].name) != NULL;
+		if (!any) {
+			if (!c->opts->common_only) {
+				c->out->old_types++;
+				record_whole(c, o->name, o, NULL, cap);
+			}
+			continue;
+		}
+		c->out->old_types++;
+		if (n)
+			c->out->new_types++;
+		size_t start = c->nbuf;
+		for (size_t k = 0; k < o->nenumerators; k++) {
+			struct enum_ref ro = { &o->enumerators[k], o };
+			const struct enum_ref *rn = strmap_get(&new_refs, ro.e->name);
+			if (!rn)
+				enum_removed(c, &ro);
+			else if (rn->e->value != ro.e->value)
+				enum_value_changed(c, &ro, rn);
+		}
+		/* What the enums continuing this one added. */
+		for (size_t j = 0; j < nm->ntypes; j++) {
+			const struct layout_type *t = nm->types[j];
+			if (!t->anonymous || strmap_get(&sequel, o->name) == NULL || continued(t, &old_refs) != o)
+				continue;
+			for (size_t k = 0; k < t->nenumerators; k++)
+				if (!strmap_get(&old_refs, t->enumerators[k].name))
+					enum_added(c, &t->enumerators[k]);
+		}
+		struct type_finding *f = new_finding(c, o->name, o, n);
+		finish(c, f, start);
+		record(c, f, cap);
+	}
+	strmap_deinit(&sequel);
+	free_refs(om, &old_refs);
+	free_refs(nm, &new_refs);
+}
+
+static bool has_anonymous(const struct layout_model *m)
+{
+	for (size_t i = 0; i < m->ntypes; i++)
+		if (m->types[i]->anonymous)
+			return true;
+	return false;
+}
+
 void compare_models(const struct layout_model *old_model, const struct layout_model *new_model,
 		    const struct compare_options *opts, struct comparison *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	arena_init(&ret->arena);
-	struct comparer c = { .old_model = old_model, .new_model = new_model, .out = ret };
+	ret->strict = opts->strict;
+	ret->fail_on = opts->fail_on ? opts->fail_on : SEVERITY_BREAK;
+	struct comparer c = { .old_model = old_model, .new_model = new_model, .opts = opts, .out = ret };
+	c.c_to_cxx = old_model->lang == LANG_C && new_model->lang == LANG_CXX;
 	strmap_init(&c.done);
 	strmap_init(&c.busy);
 	strmap_init(&c.shapes[0]);
@@ -361,28 +837,29 @@ void compare_models(const struct layout_model *old_model, const struct layout_mo
 	size_t cap = 0;
 	for (size_t i = 0; i < old_model->ntypes; i++) {
 		const struct layout_type *o = old_model->types[i];
+		if (o->anonymous)
+			continue;
 		if (layout_model_find(new_model, o->name)) {
 			ret->old_types++;
-			compare_named(&c, o->name);
-			record(&c, strmap_get(&c.done, o->name), &cap);
+			record(&c, compare_named(&c, o->name), &cap);
 		} else if (!opts->common_only) {
 			ret->old_types++;
-			struct type_finding *f = new_finding(&c, o->name, o, NULL);
-			f->status = STATUS_REMOVED;
-			record(&c, f, &cap);
+			record_whole(&c, o->name, o, NULL, &cap);
 		}
 	}
 	for (size_t i = 0; i < new_model->ntypes; i++) {
 		const struct layout_type *n = new_model->types[i];
+		if (n->anonymous)
+			continue;
 		if (layout_model_find(old_model, n->name)) {
 			ret->new_types++;
 		} else if (!opts->common_only) {
 			ret->new_types++;
-			struct type_finding *f = new_finding(&c, n->name, NULL, n);
-			f->status = STATUS_ADDED;
-			record(&c, f, &cap);
+			record_whole(&c, n->name, NULL, n, &cap);
 		}
 	}
+	if (has_anonymous(old_model) || has_anonymous(new_model))
+		compare_anonymous_enums(&c, &cap);
 	if (ret->nfindings)
 		qsort(ret->findings, ret->nfindings, sizeof(*ret->findings), cmp_finding);
 	free(c.buf);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "arena.h"
+#include "conventions.h"
 #include "model.h"
 
 /* In order of severity: a type's status is its most severe change. */
@@ -47,7 +48,11 @@ enum member_diff {
 
 struct change {
 	enum change_kind kind;
-	bool breaking;
+	/* What the change is (status): it moves, resizes or removes something.
+	 * Whether that breaks programs is severity's business. */
+	bool layout;
+	enum severity severity;                 /* from reasons, by the conventions table */
+	reason_set reasons;
 	unsigned what;                          /* enum member_diff bits, for CHANGE_MEMBER */
 	struct flat_member old_member, new_member;  /* .member NULL when absent */
 	const char *other;                      /* alias_of, overlapped member, or embedded type */
@@ -58,6 +63,8 @@ struct change {
 struct type_finding {
 	const char *name;
 	enum finding_status status;
+	enum severity severity;                 /* the most severe of its changes */
+	reason_set reasons;                     /* all its changes' reasons */
 	const struct layout_type *old_type, *new_type;   /* NULL when absent */
 	size_t nchanges;
 	struct change *changes;
@@ -65,6 +72,13 @@ struct type_finding {
 
 struct compare_options {
 	bool common_only;   /* compare only types present on both sides */
+	/* One ABI expected on both sides (C against C++ of one revision, a
+	 * series that must change no layout): the kernel's evolution idioms
+	 * (sentinels, reserved reuse, tail growth, pad renames) do not apply. */
+	bool strict;
+	/* The verdict is incompatible when a finding is this severe or more
+	 * (SEVERITY_BREAK when 0). */
+	enum severity fail_on;
 };
 
 struct comparison {
@@ -72,7 +86,11 @@ struct comparison {
 	size_t nfindings;               /* types that differ, sorted by name */
 	struct type_finding **findings;
 	size_t counts[STATUS_COUNT];    /* every compared type, by status */
+	size_t severities[SEVERITY_COUNT]; /* findings, by severity */
+	size_t reasons[REASON_COUNT];   /* findings carrying each reason */
 	size_t old_types, new_types;
+	bool strict;
+	enum severity fail_on;
 	bool incompatible;
 };
 

@@ -660,6 +660,8 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		m->embeds = ti->embeds;
 		m->size = ti->size;
 		m->flexible = ti->flexible;
+		if (mn && ti->layout && ti->layout->kind != LAYOUT_ENUM)
+			m->nested = ti->layout;
 		Dwarf_Word bs;
 		if (attr_udata(&child, DW_AT_bit_size, &bs)) {
 			m->is_bitfield = true;
@@ -749,6 +751,25 @@ static void collect_typedefs(struct reader *r, Dwarf_Die *parent, int depth)
 	walk_error(r, rc, NULL);
 }
 
+/* An anonymous enum: named constants, kept as a type named after its first
+ * enumerator so that the comparer can pair its enumerators by name. */
+static void read_anonymous_enum(struct reader *r, Dwarf_Die *die, const char *scope)
+{
+	struct layout_type *t = read_aggregate(r, die, NULL, 0);
+	if (r->err || t->nenumerators == 0)
+		return;
+	t->name = arena_printf(&r->model->arena, "enum {%s}", t->enumerators[0].name);
+	if (layout_model_find(r->model, t->name))
+		return; /* the same enum seen again (another unit, or a g++ scope) */
+	t->anonymous = true;
+	t->scope = scope;
+	t->file = decl_file(r, die);
+	int line;
+	if (dwarf_decl_line(die, &line) == 0 && line > 0)
+		t->line = (unsigned)line;
+	layout_model_add(r->model, t);
+}
+
 /* Pass 2: every named definition, at any depth (g++ nests them). */
 static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope, int depth)
 {
@@ -768,6 +789,12 @@ static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope
 		const char *name = n ? arena_printf(&r->model->arena, "%s %s", aggregate_prefix(tag), n)
 				     : strmap_iget(&r->anon_names, dwarf_dieoffset(&child));
 		if (!is_declaration(&child) && dwarf_hasattr(&child, DW_AT_byte_size)) {
+			if (!name && tag == DW_TAG_enumeration_type) {
+				read_anonymous_enum(r, &child, scope);
+				if (r->err)
+					return;
+				continue;
+			}
 			if (name && !layout_model_find(r->model, name)) {
 				struct layout_type *t = read_aggregate(r, &child, name, 0);
 				if (r->err)
@@ -852,6 +879,27 @@ static struct au_error *check_input(const char *path, bool *big_endian, unsigned
 	return err;
 }
 
+static enum layout_lang language_of(Dwarf_Word lang)
+{
+	switch (lang) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+	case 0x2c: /* DW_LANG_C17, DWARF 6 draft; newer compilers emit it */
+		return LANG_C;
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+	case 0x2a: /* DW_LANG_C_plus_plus_17 */
+	case 0x2b: /* DW_LANG_C_plus_plus_20 */
+		return LANG_CXX;
+	default:
+		return LANG_OTHER;
+	}
+}
+
 struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model)
 {
 	elf_version(EV_CURRENT);
@@ -910,6 +958,11 @@ struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model
 				r.comp_dir = dwarf_formstring(&attr);
 				if (!string_ok(&r, r.comp_dir))
 					r.comp_dir = NULL;
+			}
+			if (pass == 0 && model->lang == LANG_UNKNOWN) {
+				Dwarf_Word lang;
+				if (attr_udata(&cu, DW_AT_language, &lang))
+					model->lang = language_of(lang);
 			}
 			if (pass == 0)
 				collect_typedefs(&r, &cu, 0);

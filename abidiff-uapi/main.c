@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "btf_reader.h"
@@ -44,8 +45,15 @@ static const char usage_text[] =
 	"                          (BTF has no files: with --btf it narrows the DWARF\n"
 	"                          side, and types pair by name)\n"
 	"      --common-only       diff: compare only types present on both sides\n"
+	"      --strict            diff: OLD and NEW must have one ABI (C against C++,\n"
+	"                          a series that changes no layout): the kernel's\n"
+	"                          evolution idioms (sentinels, reserved members put\n"
+	"                          to use, tail growth, pad renames) count as breaks\n"
+	"      --fail-on=break|review  diff: the severity that makes the verdict\n"
+	"                          incompatible (default break)\n"
 	"      --btf               read OLD (diff) or FILE (dump) as raw BTF, such as\n"
-	"                          /sys/kernel/btf/vmlinux, instead of DWARF\n"
+	"                          /sys/kernel/btf/vmlinux, instead of DWARF (raw BTF\n"
+	"                          is also recognised by its magic number, on either side)\n"
 	"  -o, --output=FILE       write the report to FILE (atomically) instead of\n"
 	"                          standard output\n"
 	"      --help              display this help and exit\n"
@@ -65,6 +73,8 @@ struct options {
 	char *header_real[MAX_HEADER_DIRS];
 	int nheaders;
 	bool common_only;
+	bool strict;
+	enum severity fail_on;
 	bool btf;
 	const char *output;
 };
@@ -79,13 +89,16 @@ static int usage_error(const char *fmt, const char *arg)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_FORMAT = 256, OPT_TYPE, OPT_HEADERS, OPT_COMMON, OPT_BTF, OPT_HELP, OPT_VERSION };
+	enum { OPT_FORMAT = 256, OPT_TYPE, OPT_HEADERS, OPT_COMMON, OPT_BTF, OPT_HELP, OPT_VERSION, OPT_STRICT,
+	       OPT_FAIL_ON };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "type", required_argument, NULL, OPT_TYPE },
 		{ "headers", required_argument, NULL, OPT_HEADERS },
 		{ "common-only", no_argument, NULL, OPT_COMMON },
 		{ "btf", no_argument, NULL, OPT_BTF },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -118,6 +131,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_BTF:
 			o->btf = true;
+			break;
+		case OPT_STRICT:
+			o->strict = true;
+			break;
+		case OPT_FAIL_ON:
+			o->fail_on = au_severity_parse(optarg);
+			if (o->fail_on != SEVERITY_BREAK && o->fail_on != SEVERITY_REVIEW)
+				return usage_error("invalid --fail-on '%s' (break or review)", optarg);
 			break;
 		case 'o':
 			o->output = optarg;
@@ -169,7 +190,8 @@ static int parse_all(int argc, char **argv, struct options *o)
 			opts[no++] = argv[i];
 			/* Options that take their argument in the next word. */
 			if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--format") == 0 ||
-			     strcmp(a, "--type") == 0 || strcmp(a, "--headers") == 0) && i + 1 < argc)
+			     strcmp(a, "--type") == 0 || strcmp(a, "--headers") == 0 || strcmp(a, "--fail-on") == 0) &&
+			    i + 1 < argc)
 				opts[no++] = argv[++i];
 		} else {
 			ops[nops++] = argv[i];
@@ -221,6 +243,23 @@ static bool keep_named(const struct layout_type *t, void *arg)
 		if (strcmp(o->types[i], t->name) == 0)
 			return true;
 	return false;
+}
+
+/* Raw BTF starts with its magic, 0xeB9F, in the file's byte order; an ELF
+ * object starts with 0x7f 'E' 'L' 'F'. Reads only the first two bytes of a
+ * regular file (the readers refuse anything else with a proper message). */
+static bool is_raw_btf(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	unsigned char m[2];
+	bool btf = fread(m, 1, 2, f) == 2 && ((m[0] == 0x9f && m[1] == 0xeb) || (m[0] == 0xeb && m[1] == 0x9f));
+	fclose(f);
+	return btf;
 }
 
 static struct au_error *load(const char *path, bool btf, const struct options *o, struct layout_model *m)
@@ -299,6 +338,8 @@ int main(int argc, char **argv)
 		return usage_error(diff ? "diff needs two files, OLD and NEW%s" : "dump needs one FILE%s", "");
 	if (o.common_only && !diff)
 		return usage_error("--common-only applies to diff only%s", "");
+	if ((o.strict || o.fail_on) && !diff)
+		return usage_error("--strict and --fail-on apply to diff only%s", "");
 	for (int i = 0; i < o.nheaders; i++) {
 		o.header_real[i] = realpath(o.header_dirs[i], NULL);
 		if (!o.header_real[i]) {
@@ -312,7 +353,7 @@ int main(int argc, char **argv)
 	int loaded = 0;
 	struct au_error *err = NULL;
 	for (; loaded < o.nfiles && !err; loaded++)
-		err = load(o.files[loaded], o.btf && loaded == 0, &o, &models[loaded]);
+		err = load(o.files[loaded], (o.btf && loaded == 0) || is_raw_btf(o.files[loaded]), &o, &models[loaded]);
 	if (err) {
 		/* Names in a message may come from a corrupt file: keep it one line. */
 		for (char *p = err->message; *p; p++)
@@ -330,7 +371,8 @@ int main(int argc, char **argv)
 		goto out;
 	errno = 0;
 	if (diff) {
-		struct compare_options copts = { .common_only = o.common_only };
+		struct compare_options copts = { .common_only = o.common_only, .strict = o.strict,
+						 .fail_on = o.fail_on ? o.fail_on : SEVERITY_BREAK };
 		struct comparison cmp;
 		compare_models(&models[0], &models[1], &copts, &cmp);
 		if (o.format == FORMAT_JSON)

@@ -90,7 +90,8 @@ struct flat_buf {
 	size_t n, cap;
 };
 
-static void flat_push(struct flat_buf *b, const struct layout_member *m, uint64_t off)
+static void flat_push(struct flat_buf *b, const struct layout_member *m, uint64_t off, const char *name,
+		      unsigned union_depth)
 {
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 16;
@@ -98,20 +99,32 @@ static void flat_push(struct flat_buf *b, const struct layout_member *m, uint64_
 	}
 	b->v[b->n].member = m;
 	b->v[b->n].bit_offset = off;
+	b->v[b->n].name = name;
+	b->v[b->n].union_depth = union_depth;
 	b->n++;
 }
 
-static void flatten(const struct layout_type *t, uint64_t base, struct flat_buf *b, int depth)
+/* paths: NULL to stop at named members; else the arena for "u.x" names,
+ * and prefix the path so far ("" at the top). */
+static void flatten(const struct layout_type *t, uint64_t base, struct flat_buf *b, int depth,
+		    struct arena *paths, const char *prefix, unsigned union_depth)
 {
 	if (depth > 64)
 		return;
+	if (t->kind == LAYOUT_UNION)
+		union_depth++;
 	for (size_t i = 0; i < t->nmembers; i++) {
 		const struct layout_member *m = &t->members[i];
 		if (m->name) {
-			if (!is_empty_filler(m))
-				flat_push(b, m, base + m->bit_offset);
+			if (is_empty_filler(m))
+				continue;
+			const char *name = paths && *prefix ? arena_printf(paths, "%s%s", prefix, m->name) : m->name;
+			flat_push(b, m, base + m->bit_offset, name, union_depth);
+			if (paths && m->nested)
+				flatten(m->nested, base + m->bit_offset, b, depth + 1, paths,
+					arena_printf(paths, "%s.", name), union_depth);
 		} else if (m->anon) {
-			flatten(m->anon, base + m->bit_offset, b, depth + 1);
+			flatten(m->anon, base + m->bit_offset, b, depth + 1, paths, prefix, union_depth);
 		}
 	}
 }
@@ -121,17 +134,27 @@ static int cmp_flat(const void *a, const void *b)
 	const struct flat_member *x = a, *y = b;
 	if (x->bit_offset != y->bit_offset)
 		return x->bit_offset < y->bit_offset ? -1 : 1;
-	return strcmp(x->member->name, y->member->name);
+	return strcmp(x->name, y->name);
 }
 
-size_t layout_flatten(const struct layout_type *t, struct flat_member **ret)
+static size_t flatten_sorted(const struct layout_type *t, struct arena *paths, struct flat_member **ret)
 {
 	struct flat_buf b = { 0 };
-	flatten(t, 0, &b, 0);
+	flatten(t, 0, &b, 0, paths, "", 0);
 	if (b.n)
 		qsort(b.v, b.n, sizeof(*b.v), cmp_flat);
 	*ret = b.v;
 	return b.n;
+}
+
+size_t layout_flatten(const struct layout_type *t, struct flat_member **ret)
+{
+	return flatten_sorted(t, NULL, ret);
+}
+
+size_t layout_flatten_paths(const struct layout_type *t, struct arena *a, struct flat_member **ret)
+{
+	return flatten_sorted(t, a, ret);
 }
 
 const char *layout_base_key(struct arena *a, enum layout_base base, uint64_t bits, const char *name)

@@ -36,6 +36,10 @@ struct layout_member {
 	const char *embeds;
 	/* An anonymous struct/union member: its layout, shown in place. */
 	struct layout_type *anon;
+	/* A named member whose type is an anonymous struct or union
+	 * (union { ... } u;): that type's layout, so that the comparer can
+	 * follow u.p.x member by member. NULL otherwise. */
+	struct layout_type *nested;
 };
 
 struct layout_enumerator {
@@ -52,6 +56,10 @@ struct layout_type {
 	/* The type it is nested in, as g++ nests named types ("struct outer"),
 	 * or NULL at file scope. C puts the same types at file scope. */
 	const char *scope;
+	/* An anonymous enum, named "enum {FIRST}" after its first enumerator:
+	 * its enumerators are named constants, paired by name across the whole
+	 * object rather than by the enum's name. */
+	bool anonymous;
 	const char *file;         /* declaring file, absolute when known, else NULL */
 	unsigned line;
 	uint64_t size;            /* bytes */
@@ -71,9 +79,12 @@ enum { LAYOUT_MAX_FLAT = 1 << 20 };
 /* nflat of t from its members' (anonymous members' nflat already set). */
 size_t layout_count_flat(const struct layout_type *t);
 
+enum layout_lang { LANG_UNKNOWN, LANG_C, LANG_CXX, LANG_OTHER };
+
 struct layout_model {
 	struct arena arena;
 	const char *path;         /* where it was read from, for messages */
+	enum layout_lang lang;    /* the source language of its first unit (BTF: unknown) */
 	size_t ntypes;
 	size_t capacity;
 	struct layout_type **types;   /* named types, in the order read */
@@ -97,12 +108,22 @@ const char *layout_kind_name(enum layout_kind kind);
 struct flat_member {
 	const struct layout_member *member;
 	uint64_t bit_offset;      /* absolute */
+	/* The name C code reaches it by: the member's own name, or a dotted
+	 * path through named members of anonymous type ("u.p.x"). */
+	const char *name;
+	/* How many unions hold it, the outer type included: a new name in a
+	 * union that was already there is a new alternative, while one next
+	 * to a member that a union newly wraps is an attempted alias. */
+	unsigned union_depth;
 };
 
 /* Every named member of t reachable by name, in offset order; zero-size
  * members that are not flexible arrays (the __DECLARE_FLEX_ARRAY filler)
  * carry no data and are left out. Returns the count; *ret is malloc'd (caller frees). */
 size_t layout_flatten(const struct layout_type *t, struct flat_member **ret);
+/* The same, and also through named members of anonymous type: "u" and then
+ * "u.p.x" (paths allocated in a). */
+size_t layout_flatten_paths(const struct layout_type *t, struct arena *a, struct flat_member **ret);
 
 /* Canonical keys, shared by every reader so that DWARF and BTF agree. */
 /* BASE_CHAR is plain char: a type of its own, whose signedness the ABI or

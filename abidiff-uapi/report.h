@@ -13,6 +13,9 @@ void report_dump_json(FILE *out, const struct layout_model *m);
 void report_diff_text(FILE *out, const struct comparison *c, const char *old_path, const char *new_path);
 void report_diff_json(FILE *out, const struct comparison *c, const char *old_path, const char *new_path);
 
+/* One type's layout as dump's text shows it; malloc'd (caller frees). */
+char *report_type_text(const struct layout_type *t);
+
 /* Shared by both reporters: a hole or padding in a struct's layout. */
 struct layout_gap {
 	uint64_t bit_offset;   /* absolute */

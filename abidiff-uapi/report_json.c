@@ -33,10 +33,10 @@ static void json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void member_json(FILE *out, const struct layout_member *m, uint64_t bit_offset)
+static void member_json(FILE *out, const struct layout_member *m, const char *name, uint64_t bit_offset)
 {
 	fputs("{\"name\":", out);
-	json_str(out, m->name);
+	json_str(out, name);
 	fprintf(out, ",\"offset\":%" PRIu64 ",\"bit_offset\":%" PRIu64 ",\"size\":%" PRIu64, bit_offset / 8,
 		bit_offset, m->size);
 	if (m->is_bitfield)
@@ -45,6 +45,8 @@ static void member_json(FILE *out, const struct layout_member *m, uint64_t bit_o
 		fputs(",\"flexible\":true", out);
 	fputs(",\"type\":", out);
 	json_str(out, m->type_name);
+	fputs(",\"key\":", out);
+	json_str(out, m->type_key);
 }
 
 static void members_json(FILE *out, const struct layout_type *t, uint64_t base)
@@ -54,7 +56,7 @@ static void members_json(FILE *out, const struct layout_type *t, uint64_t base)
 		const struct layout_member *m = &t->members[i];
 		if (i)
 			fputc(',', out);
-		member_json(out, m, base + m->bit_offset);
+		member_json(out, m, m->name, base + m->bit_offset);
 		if (m->anon) {
 			fputs(",\"kind\":", out);
 			json_str(out, layout_kind_name(m->anon->kind));
@@ -72,6 +74,8 @@ static void type_json(FILE *out, const struct layout_type *t)
 	json_str(out, t->name);
 	fputs(",\"kind\":", out);
 	json_str(out, layout_kind_name(t->kind));
+	if (t->anonymous)
+		fputs(",\"anonymous\":true", out);
 	if (t->scope) {
 		fputs(",\"scope\":", out);
 		json_str(out, t->scope);
@@ -122,8 +126,40 @@ void report_dump_json(FILE *out, const struct layout_model *m)
 
 static void flat_json(FILE *out, const struct flat_member *fm)
 {
-	member_json(out, fm->member, fm->bit_offset);
+	member_json(out, fm->member, fm->name, fm->bit_offset);
 	fputc('}', out);
+}
+
+static void reasons_json(FILE *out, reason_set r)
+{
+	fputc('[', out);
+	int k = 0;
+	for (int i = 0; i < REASON_COUNT; i++)
+		if (r >> i & 1)
+			fprintf(out, "%s\"%s\"", k++ ? "," : "", au_conventions[i].name);
+	fputc(']', out);
+}
+
+/* A type's layout in the pahole look, one string per line, for showing
+ * OLD and NEW side by side. */
+static void layout_lines_json(FILE *out, const char *key, const struct layout_type *t)
+{
+	char *text = report_type_text(t);
+	fprintf(out, ",\"%s\":[", key);
+	int k = 0;
+	for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		if (!*line && !nl)
+			break;
+		fputs(k++ ? "," : "", out);
+		json_str(out, line);
+		if (!nl)
+			break;
+	}
+	fputc(']', out);
+	free(text);
 }
 
 static void change_json(FILE *out, const struct change *ch)
@@ -143,7 +179,9 @@ static void change_json(FILE *out, const struct change *ch)
 		[CHANGE_ENUMERATOR_ADDED] = "enumerator_added",
 		[CHANGE_EMBEDDED] = "embedded",
 	};
-	fprintf(out, "{\"change\":\"%s\",\"breaking\":%s", kinds[ch->kind], ch->breaking ? "true" : "false");
+	fprintf(out, "{\"change\":\"%s\",\"breaking\":%s,\"severity\":\"%s\",\"reasons\":", kinds[ch->kind],
+		ch->severity == SEVERITY_BREAK ? "true" : "false", au_severity_name(ch->severity));
+	reasons_json(out, ch->reasons);
 	switch (ch->kind) {
 	case CHANGE_KIND:
 		fprintf(out, ",\"old\":\"%s\",\"new\":\"%s\"", layout_kind_name(ch->old_value),
@@ -166,7 +204,7 @@ static void change_json(FILE *out, const struct change *ch)
 		break;
 	}
 	default: {
-		const char *name = ch->old_member.member ? ch->old_member.member->name : ch->new_member.member->name;
+		const char *name = ch->old_member.member ? ch->old_member.name : ch->new_member.name;
 		fputs(",\"member\":", out);
 		json_str(out, name);
 		if (ch->kind == CHANGE_MEMBER) {
@@ -202,10 +240,19 @@ void report_diff_json(FILE *out, const struct comparison *c, const char *old_pat
 	json_str(out, old_path);
 	fputs(",\"new\":", out);
 	json_str(out, new_path);
-	fprintf(out, ",\"verdict\":\"%s\",\"counts\":{\"old_types\":%zu,\"new_types\":%zu", c->incompatible ? "incompatible" : "compatible",
-		c->old_types, c->new_types);
+	fprintf(out, ",\"verdict\":\"%s\",\"fail_on\":\"%s\",\"strict\":%s",
+		c->incompatible ? "incompatible" : "compatible", au_severity_name(c->fail_on),
+		c->strict ? "true" : "false");
+	fprintf(out, ",\"counts\":{\"old_types\":%zu,\"new_types\":%zu", c->old_types, c->new_types);
 	for (int s = 0; s < STATUS_COUNT; s++)
 		fprintf(out, ",\"%s\":%zu", finding_status_name(s), c->counts[s]);
+	fputs("},\"severities\":{", out);
+	for (int s = SEVERITY_SAFE, k = 0; s < SEVERITY_COUNT; s++)
+		fprintf(out, "%s\"%s\":%zu", k++ ? "," : "", au_severity_name(s), c->severities[s]);
+	fputs("},\"reasons\":{", out);
+	for (int r = 0, k = 0; r < REASON_COUNT; r++)
+		if (c->reasons[r])
+			fprintf(out, "%s\"%s\":%zu", k++ ? "," : "", au_conventions[r].name, c->reasons[r]);
 	fputs("},\"types\":[", out);
 	for (size_t i = 0; i < c->nfindings; i++) {
 		const struct type_finding *f = c->findings[i];
@@ -213,14 +260,22 @@ void report_diff_json(FILE *out, const struct comparison *c, const char *old_pat
 		fputs(i ? ",\n" : "\n", out);
 		fputs("{\"name\":", out);
 		json_str(out, f->name);
-		fprintf(out, ",\"kind\":\"%s\",\"status\":\"%s\",\"file\":", layout_kind_name(t->kind),
-			finding_status_name(f->status));
+		fprintf(out, ",\"kind\":\"%s\",\"status\":\"%s\",\"severity\":\"%s\",\"reasons\":",
+			layout_kind_name(t->kind), finding_status_name(f->status), au_severity_name(f->severity));
+		reasons_json(out, f->reasons);
+		if (t->anonymous)
+			fputs(",\"anonymous\":true", out);
+		fputs(",\"file\":", out);
 		json_str(out, t->file);
 		fprintf(out, ",\"line\":%u", t->line);
 		if (f->old_type)
 			fprintf(out, ",\"old_size\":%" PRIu64, f->old_type->size);
 		if (f->new_type)
 			fprintf(out, ",\"new_size\":%" PRIu64, f->new_type->size);
+		if (f->old_type && f->new_type && f->severity >= SEVERITY_REVIEW) {
+			layout_lines_json(out, "old_layout", f->old_type);
+			layout_lines_json(out, "new_layout", f->new_type);
+		}
 		fputs(",\"changes\":[", out);
 		for (size_t j = 0; j < f->nchanges; j++) {
 			if (j)

@@ -121,6 +121,8 @@ static void type_text(FILE *out, const struct layout_type *t)
 			strncmp(name, "enum ", 5) != 0;
 	if (typedefd)
 		fprintf(out, "typedef %s {\n", layout_kind_name(t->kind));
+	else if (t->anonymous)
+		fprintf(out, "enum { /* anonymous */\n");
 	else
 		fprintf(out, "%s {\n", name);
 	if (t->kind == LAYOUT_ENUM) {
@@ -156,6 +158,19 @@ static void type_text(FILE *out, const struct layout_type *t)
 	fprintf(out, "}%s%s;\n\n", typedefd ? " " : "", typedefd ? name : "");
 }
 
+char *report_type_text(const struct layout_type *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		au_out_of_memory();
+	type_text(f, t);
+	if (fclose(f) != 0)
+		au_out_of_memory();
+	return buf;
+}
+
 void report_dump_text(FILE *out, const struct layout_model *m)
 {
 	for (size_t i = 0; i < m->ntypes; i++)
@@ -186,19 +201,19 @@ static void change_text(FILE *out, const struct change *ch)
 	const struct layout_member *om = ch->old_member.member, *nm = ch->new_member.member;
 	switch (ch->kind) {
 	case CHANGE_KIND:
-		fprintf(out, "  kind: %s -> %s\n", layout_kind_name(ch->old_value), layout_kind_name(ch->new_value));
+		fprintf(out, "kind: %s -> %s", layout_kind_name(ch->old_value), layout_kind_name(ch->new_value));
 		break;
 	case CHANGE_SIZE:
-		fprintf(out, "  size: %" PRIu64 " -> %" PRIu64 " bytes\n", ch->old_value, ch->new_value);
+		fprintf(out, "size: %" PRIu64 " -> %" PRIu64 " bytes", ch->old_value, ch->new_value);
 		break;
 	case CHANGE_ALIGNMENT:
-		fprintf(out, "  alignment: %" PRIu64 " -> %" PRIu64 " bytes\n", ch->old_value, ch->new_value);
+		fprintf(out, "alignment: %" PRIu64 " -> %" PRIu64 " bytes", ch->old_value, ch->new_value);
 		break;
 	case CHANGE_MEMBER: {
 		bool bitwise = om->is_bitfield || nm->is_bitfield || ch->old_member.bit_offset % 8 ||
 			       ch->new_member.bit_offset % 8;
 		const char *sep = "";
-		fprintf(out, "  member %s:", om->name);
+		fprintf(out, "member %s:", ch->old_member.name);
 		if (ch->what & DIFF_OFFSET) {
 			offset_text(a, sizeof(a), ch->old_member.bit_offset, bitwise);
 			offset_text(b, sizeof(b), ch->new_member.bit_offset, bitwise);
@@ -220,47 +235,56 @@ static void change_text(FILE *out, const struct change *ch)
 		}
 		if (ch->what & DIFF_TYPE)
 			fprintf(out, "%s type %s -> %s", sep, om->type_name, nm->type_name);
-		fputc('\n', out);
 		break;
 	}
 	case CHANGE_MEMBER_REMOVED:
 		where(a, sizeof(a), &ch->old_member);
-		fprintf(out, "  member %s removed (was %s, %s)\n", om->name, om->type_name, a);
+		fprintf(out, "member %s removed (was %s, %s)", ch->old_member.name, om->type_name, a);
 		break;
 	case CHANGE_MEMBER_ADDED:
 		where(b, sizeof(b), &ch->new_member);
 		if (ch->other)
-			fprintf(out, "  member %s added, overlapping %s with another size or type, so no alias (%s, %s)\n",
-				nm->name, ch->other, nm->type_name, b);
+			fprintf(out, "member %s added, overlapping %s with another size or type, so no alias (%s, %s)",
+				ch->new_member.name, ch->other, nm->type_name, b);
 		else
-			fprintf(out, "  member %s added (%s, %s)\n", nm->name, nm->type_name, b);
+			fprintf(out, "member %s added (%s, %s)", ch->new_member.name, nm->type_name, b);
 		break;
 	case CHANGE_ALIAS_ADDED:
 		where(b, sizeof(b), &ch->new_member);
-		fprintf(out, "  alias %s added for %s (%s, %s)\n", nm->name, ch->other, nm->type_name, b);
+		fprintf(out, "alias %s added for %s (%s, %s)", ch->new_member.name, ch->other, nm->type_name, b);
 		break;
 	case CHANGE_ALIAS_REMOVED:
 		where(a, sizeof(a), &ch->old_member);
-		fprintf(out, "  alias %s of %s removed (%s, %s)\n", om->name, ch->other, om->type_name, a);
+		fprintf(out, "alias %s of %s removed (%s, %s)", ch->old_member.name, ch->other, om->type_name, a);
 		break;
 	case CHANGE_RENAMED:
 		where(a, sizeof(a), &ch->old_member);
-		fprintf(out, "  member %s renamed to %s (%s, %s)\n", om->name, nm->name, om->type_name, a);
+		fprintf(out, "member %s renamed to %s (%s, %s)", ch->old_member.name, ch->new_member.name, om->type_name, a);
 		break;
 	case CHANGE_ENUMERATOR_VALUE:
-		fprintf(out, "  enumerator %s: %" PRId64 " -> %" PRId64 "\n", ch->old_enum->name, ch->old_enum->value,
+		fprintf(out, "enumerator %s: %" PRId64 " -> %" PRId64 "", ch->old_enum->name, ch->old_enum->value,
 			ch->new_enum->value);
 		break;
 	case CHANGE_ENUMERATOR_REMOVED:
-		fprintf(out, "  enumerator %s removed (was %" PRId64 ")\n", ch->old_enum->name, ch->old_enum->value);
+		fprintf(out, "enumerator %s removed (was %" PRId64 ")", ch->old_enum->name, ch->old_enum->value);
 		break;
 	case CHANGE_ENUMERATOR_ADDED:
-		fprintf(out, "  enumerator %s added (%" PRId64 ")\n", ch->new_enum->name, ch->new_enum->value);
+		fprintf(out, "enumerator %s added (%" PRId64 ")", ch->new_enum->name, ch->new_enum->value);
 		break;
 	case CHANGE_EMBEDDED:
-		fprintf(out, "  member %s: its type %s changed layout\n", om->name, ch->other);
+		fprintf(out, "member %s: its type %s changed layout", ch->old_member.name, ch->other);
 		break;
 	}
+}
+
+static void reasons_text(FILE *out, reason_set r)
+{
+	const char *sep = "";
+	for (int i = 0; i < REASON_COUNT; i++)
+		if (r >> i & 1) {
+			fprintf(out, "%s%s", sep, au_conventions[i].name);
+			sep = ", ";
+		}
 }
 
 void report_diff_text(FILE *out, const struct comparison *c, const char *old_path, const char *new_path)
@@ -279,8 +303,17 @@ void report_diff_text(FILE *out, const struct comparison *c, const char *old_pat
 		else if (f->new_type && !f->old_type)
 			fprintf(out, ", size %" PRIu64, f->new_type->size);
 		fputc('\n', out);
-		for (size_t j = 0; j < f->nchanges; j++)
-			change_text(out, &f->changes[j]);
+		fprintf(out, "  severity: %s (", au_severity_name(f->severity));
+		reasons_text(out, f->reasons);
+		fputs(")\n", out);
+		for (size_t j = 0; j < f->nchanges; j++) {
+			const struct change *ch = &f->changes[j];
+			fprintf(out, "  %-6s ", au_severity_name(ch->severity));
+			change_text(out, ch);
+			fputs(" [", out);
+			reasons_text(out, ch->reasons);
+			fputs("]\n", out);
+		}
 	}
 	size_t compared = c->counts[STATUS_UNCHANGED] + c->counts[STATUS_ALIASED] + c->counts[STATUS_EXTENDED] +
 			  c->counts[STATUS_RENAMED] + c->counts[STATUS_CHANGED];
@@ -289,5 +322,8 @@ void report_diff_text(FILE *out, const struct comparison *c, const char *old_pat
 		c->old_types, c->new_types, compared, c->counts[STATUS_UNCHANGED], c->counts[STATUS_CHANGED],
 		c->counts[STATUS_REMOVED], c->counts[STATUS_ADDED], c->counts[STATUS_ALIASED],
 		c->counts[STATUS_RENAMED], c->counts[STATUS_EXTENDED]);
-	fprintf(out, "verdict: %s\n", c->incompatible ? "incompatible" : "compatible");
+	fprintf(out, "severities: %zu break, %zu review, %zu safe%s\n", c->severities[SEVERITY_BREAK],
+		c->severities[SEVERITY_REVIEW], c->severities[SEVERITY_SAFE], c->strict ? " (strict)" : "");
+	fprintf(out, "verdict: %s (fails on %s)\n", c->incompatible ? "incompatible" : "compatible",
+		au_severity_name(c->fail_on));
 }
