@@ -705,7 +705,7 @@ static void record_whole(struct comparer *c, const char *name, const struct layo
 /* Every enumerator of a side by name, with its enum: anonymous enums' names
  * are only their first enumerators, so their constants pair one by one,
  * whichever enum holds them now. */
-static void index_enumerators(const struct layout_model *m, struct strmap *ret)
+static void index_enumerators(const struct layout_model *m, struct arena *a, struct strmap *ret)
 {
 	strmap_init(ret);
 	for (size_t i = 0; i < m->ntypes; i++) {
@@ -715,25 +715,12 @@ static void index_enumerators(const struct layout_model *m, struct strmap *ret)
 		for (size_t k = 0; k < t->nenumerators; k++) {
 			if (strmap_get(ret, t->enumerators[k].name))
 				continue;
-			struct enum_ref *r = xrealloc(NULL, sizeof(*r));
+			struct enum_ref *r = arena_alloc(a, sizeof(*r));
 			r->e = &t->enumerators[k];
 			r->owner = t;
 			strmap_put(ret, r->e->name, r);
 		}
 	}
-}
-
-static void free_refs(const struct layout_model *m, struct strmap *map)
-{
-	for (size_t i = 0; i < m->ntypes; i++) {
-		const struct layout_type *t = m->types[i];
-		for (size_t k = 0; t->kind == LAYOUT_ENUM && k < t->nenumerators; k++) {
-			struct enum_ref *r = strmap_get(map, t->enumerators[k].name);
-			if (r && r->e == &t->enumerators[k])
-				free(r);
-		}
-	}
-	strmap_deinit(map);
 }
 
 /* The OLD anonymous enum that a NEW one continues: the holder of its first
@@ -748,32 +735,48 @@ static const struct layout_type *continued(const struct layout_type *n, struct s
 	return NULL;
 }
 
+/* NEW anonymous enums continuing one OLD anonymous enum, in NEW's order. */
+struct sequel {
+	const struct layout_type *type;
+	struct sequel *next;
+};
+
 static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 {
 	const struct layout_model *om = c->old_model, *nm = c->new_model;
-	struct strmap old_refs, new_refs, sequel;
-	index_enumerators(om, &old_refs);
-	index_enumerators(nm, &new_refs);
-	strmap_init(&sequel); /* OLD anonymous enum name -> first NEW one continuing it */
+	struct strmap old_refs, new_refs, sequels;
+	index_enumerators(om, &c->out->arena, &old_refs);
+	index_enumerators(nm, &c->out->arena, &new_refs);
+	strmap_init(&sequels); /* OLD anonymous enum name -> struct sequel list */
 	for (size_t i = 0; i < nm->ntypes; i++) {
 		const struct layout_type *n = nm->types[i];
 		if (!n->anonymous)
 			continue;
 		const struct layout_type *o = continued(n, &old_refs);
-		if (o) {
-			if (!strmap_get(&sequel, o->name))
-				strmap_put(&sequel, o->name, (void *)n);
-		} else if (!c->opts->common_only) {
-			c->out->new_types++;
-			record_whole(c, n->name, NULL, n, cap);
+		if (!o) {
+			if (!c->opts->common_only) {
+				c->out->new_types++;
+				record_whole(c, n->name, NULL, n, cap);
+			}
+			continue;
+		}
+		struct sequel *s = arena_alloc(&c->out->arena, sizeof(*s));
+		s->type = n;
+		struct sequel *head = strmap_get(&sequels, o->name);
+		if (!head) {
+			strmap_put(&sequels, o->name, s);
+		} else {
+			while (head->next)
+				head = head->next;
+			head->next = s;
 		}
 	}
 	for (size_t i = 0; i < om->ntypes; i++) {
 		const struct layout_type *o = om->types[i];
 		if (!o->anonymous)
 			continue;
-		const struct layout_type *n = strmap_get(&sequel, o->name);
-		bool any = n != NULL;
+		const struct sequel *seq = strmap_get(&sequels, o->name);
+		bool any = seq != NULL;
 		for (size_t k = 0; k < o->nenumerators && !any; k++)
 			any = strmap_get(&new_refs, o->enumerators[k].name) != NULL;
 		if (!any) {
@@ -784,7 +787,7 @@ static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 			continue;
 		}
 		c->out->old_types++;
-		if (n)
+		if (seq)
 			c->out->new_types++;
 		size_t start = c->nbuf;
 		for (size_t k = 0; k < o->nenumerators; k++) {
@@ -796,21 +799,17 @@ static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 				enum_value_changed(c, &ro, rn);
 		}
 		/* What the enums continuing this one added. */
-		for (size_t j = 0; j < nm->ntypes; j++) {
-			const struct layout_type *t = nm->types[j];
-			if (!t->anonymous || strmap_get(&sequel, o->name) == NULL || continued(t, &old_refs) != o)
-				continue;
-			for (size_t k = 0; k < t->nenumerators; k++)
-				if (!strmap_get(&old_refs, t->enumerators[k].name))
-					enum_added(c, &t->enumerators[k]);
-		}
-		struct type_finding *f = new_finding(c, o->name, o, n);
+		for (const struct sequel *q = seq; q; q = q->next)
+			for (size_t k = 0; k < q->type->nenumerators; k++)
+				if (!strmap_get(&old_refs, q->type->enumerators[k].name))
+					enum_added(c, &q->type->enumerators[k]);
+		struct type_finding *f = new_finding(c, o->name, o, seq ? seq->type : NULL);
 		finish(c, f, start);
 		record(c, f, cap);
 	}
-	strmap_deinit(&sequel);
-	free_refs(om, &old_refs);
-	free_refs(nm, &new_refs);
+	strmap_deinit(&sequels);
+	strmap_deinit(&old_refs);
+	strmap_deinit(&new_refs);
 }
 
 static bool has_anonymous(const struct layout_model *m)

@@ -3,7 +3,10 @@
 and check abidiff-uapi against the expected outputs kept in the repo.
 
 A case is a directory with old.h, optionally new.h (else old.h is built twice)
-and case.conf (KEY=VALUE lines: OLD_LANG, NEW_LANG = c | c++; FLAGS; VARIANTS).
+and case.conf (KEY=VALUE lines: OLD_LANG, NEW_LANG = c | c++; FLAGS; VARIANTS;
+DIFF_ARGS, extra options for diff such as --strict; REVERSE=yes to also diff
+NEW against OLD, against expected-reverse.txt and expected-reverse.json: a
+safe change read backwards is usually a break, and both must be right).
 For every variant (gcc, gcc -gdwarf-4, gcc -gz, clang, a shared object, an
 executable, a gcc/clang mix) the text and JSON reports must equal
 expected.txt and expected.json, byte for byte, and the exit status must match
@@ -36,7 +39,8 @@ DEFAULT_VARIANTS = ["gcc", "gcc-dwarf4", "gcc-gz", "clang", "gcc-shared", "gcc-e
 
 
 def read_conf(case):
-    conf = {"OLD_LANG": "c", "NEW_LANG": "c", "FLAGS": "", "VARIANTS": " ".join(DEFAULT_VARIANTS)}
+    conf = {"OLD_LANG": "c", "NEW_LANG": "c", "FLAGS": "", "VARIANTS": " ".join(DEFAULT_VARIANTS),
+            "DIFF_ARGS": "", "REVERSE": "no"}
     path = os.path.join(case, "case.conf")
     if os.path.exists(path):
         for line in open(path):
@@ -105,8 +109,9 @@ def crosscheck(tool, obj, lang, variant, header, flags, workdir):
         name = spelled(t)
         if t["kind"] == "enum" and not t["name"].startswith("enum "):
             continue
-        asserts.append("SA(sizeof(%s) == %d);" % (name, t["size"]))
-        count += 1
+        if not t.get("anonymous"):  # an anonymous enum has no name to take sizeof of
+            asserts.append("SA(sizeof(%s) == %d);" % (name, t["size"]))
+            count += 1
         if t["kind"] != "enum":
             members(t["members"], name)
         else:
@@ -130,6 +135,29 @@ def crosscheck(tool, obj, lang, variant, header, flags, workdir):
     return count
 
 
+def compare_outputs(tool, conf, variant, suffix, a, b, expected_txt, expected_json, update, work):
+    """Diff object a against b; the reports must equal the expected files."""
+    failures = []
+    args = ["diff", a + suffix, b + suffix, "--headers", work] + conf["DIFF_ARGS"].split()
+    rc, txt = run_tool(tool, args, work)
+    rcj, js = run_tool(tool, args + ["--format=json"], work)
+    # Names of the objects differ per variant; the expected files use old.o/new.o (or new.o/old.o).
+    txt = txt.replace("%s%s -> %s%s" % (a, suffix, b, suffix), "%s.o -> %s.o" % (a, b), 1)
+    js = js.replace('"old":"%s%s","new":"%s%s"' % (a, suffix, b, suffix), '"old":"%s.o","new":"%s.o"' % (a, b), 1)
+    verdict = json.loads(js)["verdict"]
+    if rc != rcj or rc != (1 if verdict == "incompatible" else 0):
+        failures.append("%s: exit status %d/%d does not match verdict %s" % (variant, rc, rcj, verdict))
+    if update and variant == conf["VARIANTS"].split()[0]:
+        open(expected_txt, "w").write(txt)
+        open(expected_json, "w").write(js)
+    for got, path in ((txt, expected_txt), (js, expected_json)):
+        want = open(path).read() if os.path.exists(path) else None
+        if got != want:
+            failures.append("%s: output differs from %s:\n--- expected\n%s--- got\n%s" % (
+                variant, os.path.relpath(path, ROOT), want, got))
+    return failures
+
+
 def run_case(tool, name, update):
     case = os.path.join(CASES, name)
     conf = read_conf(case)
@@ -148,23 +176,12 @@ def run_case(tool, name, update):
             suffix = {"shared": ".so", "exe": ""}.get(VARIANTS[old_v][2], ".o")
             compile_side(old_v, conf["OLD_LANG"], "old.h", conf["FLAGS"], os.path.join(work, "old" + suffix), work)
             compile_side(new_v, conf["NEW_LANG"], new_h, conf["FLAGS"], os.path.join(work, "new" + suffix), work)
-            args = ["diff", "old" + suffix, "new" + suffix, "--headers", work]
-            rc, txt = run_tool(tool, args, work)
-            rcj, js = run_tool(tool, args + ["--format=json"], work)
-            # Names of the objects differ per variant; the expected files use old.o/new.o.
-            txt = txt.replace("old" + suffix + " -> new" + suffix, "old.o -> new.o", 1)
-            js = js.replace('"old":"old%s","new":"new%s"' % (suffix, suffix), '"old":"old.o","new":"new.o"', 1)
-            verdict = json.loads(js)["verdict"]
-            if rc != rcj or rc != (1 if verdict == "incompatible" else 0):
-                failures.append("%s: exit status %d/%d does not match verdict %s" % (variant, rc, rcj, verdict))
-            if update and variant == conf["VARIANTS"].split()[0]:
-                open(expected_txt, "w").write(txt)
-                open(expected_json, "w").write(js)
-            for got, path in ((txt, expected_txt), (js, expected_json)):
-                want = open(path).read() if os.path.exists(path) else None
-                if got != want:
-                    failures.append("%s: output differs from %s:\n--- expected\n%s--- got\n%s" % (
-                        variant, os.path.relpath(path, ROOT), want, got))
+            directions = [("old", "new", expected_txt, expected_json)]
+            if conf["REVERSE"] == "yes":
+                directions.append(("new", "old", os.path.join(case, "expected-reverse.txt"),
+                                   os.path.join(case, "expected-reverse.json")))
+            for a, b, want_txt, want_json in directions:
+                failures += compare_outputs(tool, conf, variant, suffix, a, b, want_txt, want_json, update, work)
             checks += crosscheck(tool, os.path.join(work, "old" + suffix), conf["OLD_LANG"], old_v, "old.h", conf["FLAGS"], work)
             checks += crosscheck(tool, os.path.join(work, "new" + suffix), conf["NEW_LANG"], new_v, new_h, conf["FLAGS"], work)
         except (subprocess.CalledProcessError, AssertionError) as e:
