@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "conventions.h"
 #include "model.h"
 
 static int failures, checks;
@@ -145,6 +146,152 @@ static void test_flatten(void)
 	layout_model_deinit(&m);
 }
 
+static enum severity severity_of(const struct comparison *c, const char *name)
+{
+	for (size_t i = 0; i < c->nfindings; i++)
+		if (strcmp(c->findings[i]->name, name) == 0)
+			return c->findings[i]->severity;
+	return SEVERITY_NONE;
+}
+
+static bool has_reason(const struct comparison *c, const char *name, enum reason r)
+{
+	for (size_t i = 0; i < c->nfindings; i++)
+		if (strcmp(c->findings[i]->name, name) == 0)
+			return c->findings[i]->reasons >> r & 1;
+	return false;
+}
+
+/* The one table: every reason named, graded and explained, names unique. */
+static void test_conventions_table(void)
+{
+	for (int i = 0; i < REASON_COUNT; i++) {
+		CHECK(au_conventions[i].name && au_conventions[i].meaning && *au_conventions[i].meaning);
+		CHECK(au_conventions[i].severity >= SEVERITY_SAFE && au_conventions[i].severity <= SEVERITY_BREAK);
+		for (int j = 0; j < i; j++)
+			CHECK(strcmp(au_conventions[i].name, au_conventions[j].name) != 0);
+	}
+	CHECK(au_conventions[REASON_SENTINEL].severity == SEVERITY_SAFE);
+	CHECK(au_conventions[REASON_TAIL_GROWTH].severity == SEVERITY_REVIEW);
+	CHECK(au_conventions[REASON_MOVED].severity == SEVERITY_BREAK);
+	CHECK(au_reasons_severity(0) == SEVERITY_NONE);
+	CHECK(au_reasons_severity((reason_set)1 << REASON_ALIAS | (reason_set)1 << REASON_OVERLAP) == SEVERITY_REVIEW);
+	CHECK(au_severity_parse("review") == SEVERITY_REVIEW && au_severity_parse("bogus") == SEVERITY_NONE);
+}
+
+static void test_names(void)
+{
+	const char *sentinels[] = { "__IFLA_MAX", "IFLA_MAX", "MAX_BPF_LINK_TYPE", "NUM_NL80211_BANDS",
+				    "__DEVLINK_ATTR_MAX", "IORING_OP_LAST", "HASH_ALGO__LAST", "__FOO_AFTER_LAST",
+				    "__ETHTOOL_LINK_MODE_MASK_NBITS", "RDMA_NLDEV_NUM_OPS", "__LINUX_MIB_XFRMMAX",
+				    "FOO_CNT", NULL };
+	const char *not_sentinels[] = { "IFLA_ADDRESS", "MAX", "LAST", "PKT_ATTR_PORT", "IPSTATS_MIB_OUTPKTS",
+					"MAXIMUM_MODE", "FOO_SIZES", NULL };
+	for (const char **p = sentinels; *p; p++)
+		CHECK(au_is_sentinel_name(*p));
+	for (const char **p = not_sentinels; *p; p++)
+		CHECK(!au_is_sentinel_name(*p));
+	const char *reserved[] = { "reserved", "__reserved", "reserved2", "__reserved_1", "resv", "rsvd8", "res",
+				   "pad", "pad1", "__pad0", "padding", "unused", "__spare3", "_align", NULL };
+	const char *not_reserved[] = { "resolve", "padded_len", "spare_parts", "flags", "response", "", NULL };
+	for (const char **p = reserved; *p; p++)
+		CHECK(au_is_reserved_name(*p));
+	for (const char **p = not_reserved; *p; p++)
+		CHECK(!au_is_reserved_name(*p));
+	CHECK(au_is_cxx_keyword("class") && au_is_cxx_keyword("requires") && !au_is_cxx_keyword("klass"));
+}
+
+/* Each rule of the table alone, on hand-built models, both ways where the
+ * reverse differs. */
+static void test_severities(void)
+{
+	struct layout_model a, b;
+	layout_model_init(&a, "old");
+	layout_model_init(&b, "new");
+	/* reserved member put to use */
+	agg(&a, LAYOUT_STRUCT, "struct rsv", 12, (struct mdef[]){ { "fd", 0, 4, "u32" }, { "reserved", 4, 8, "[2]u32" } }, 2);
+	agg(&b, LAYOUT_STRUCT, "struct rsv", 12,
+	    (struct mdef[]){ { "fd", 0, 4, "u32" }, { "flags", 4, 4, "u32" }, { "reserved", 8, 4, "[1]u32" } }, 3);
+	/* a hole filled */
+	agg(&a, LAYOUT_STRUCT, "struct hole", 8, (struct mdef[]){ { "a", 0, 1, "u8" }, { "b", 4, 4, "u32" } }, 2);
+	agg(&b, LAYOUT_STRUCT, "struct hole", 8,
+	    (struct mdef[]){ { "a", 0, 1, "u8" }, { "c", 1, 1, "u8" }, { "b", 4, 4, "u32" } }, 3);
+	/* growth at the tail */
+	agg(&a, LAYOUT_STRUCT, "struct tail", 8, (struct mdef[]){ { "a", 0, 8, "u64" } }, 1);
+	agg(&b, LAYOUT_STRUCT, "struct tail", 16, (struct mdef[]){ { "a", 0, 8, "u64" }, { "b", 8, 8, "u64" } }, 2);
+	/* growth that moves a member: not at the tail */
+	agg(&a, LAYOUT_STRUCT, "struct mid", 8, (struct mdef[]){ { "a", 0, 4, "u32" }, { "z", 4, 4, "u32" } }, 2);
+	agg(&b, LAYOUT_STRUCT, "struct mid", 12,
+	    (struct mdef[]){ { "a", 0, 4, "u32" }, { "n", 4, 4, "u32" }, { "z", 8, 4, "u32" } }, 3);
+	/* pad renamed */
+	agg(&a, LAYOUT_STRUCT, "struct padn", 4, (struct mdef[]){ { "op", 0, 2, "u16" }, { "pad", 2, 2, "u16" } }, 2);
+	agg(&b, LAYOUT_STRUCT, "struct padn", 4, (struct mdef[]){ { "op", 0, 2, "u16" }, { "flags", 2, 2, "u16" } }, 2);
+	/* a sentinel, and a constant with a sentinel's name */
+	struct layout_type *e1 = agg(&a, LAYOUT_ENUM, "enum attr", 4, NULL, 0);
+	struct layout_type *e2 = agg(&b, LAYOUT_ENUM, "enum attr", 4, NULL, 0);
+	static const struct layout_enumerator ev1[] = { { "A_X", 0, false }, { "A_Y", 1, false }, { "__A_MAX", 2, false } };
+	static const struct layout_enumerator ev2[] = {
+		{ "A_X", 0, false }, { "A_Y", 1, false }, { "A_Z", 2, false }, { "__A_MAX", 3, false } };
+	e1->enumerators = (struct layout_enumerator *)ev1;
+	e1->nenumerators = 3;
+	e2->enumerators = (struct layout_enumerator *)ev2;
+	e2->nenumerators = 4;
+	struct layout_type *l1 = agg(&a, LAYOUT_ENUM, "enum lim", 4, NULL, 0);
+	struct layout_type *l2 = agg(&b, LAYOUT_ENUM, "enum lim", 4, NULL, 0);
+	static const struct layout_enumerator lv1[] = { { "L_MIN", 4, false }, { "L_MAX_LEN", 16, false } };
+	static const struct layout_enumerator lv2[] = { { "L_MIN", 4, false }, { "L_MAX_LEN", 32, false } };
+	l1->enumerators = (struct layout_enumerator *)lv1;
+	l1->nenumerators = 2;
+	l2->enumerators = (struct layout_enumerator *)lv2;
+	l2->nenumerators = 2;
+	layout_model_sort(&a);
+	layout_model_sort(&b);
+
+	struct comparison c;
+	compare_models(&a, &b, &(struct compare_options){ 0 }, &c);
+	CHECK(severity_of(&c, "struct rsv") == SEVERITY_SAFE && has_reason(&c, "struct rsv", REASON_RESERVED_REUSE));
+	CHECK(severity_of(&c, "struct hole") == SEVERITY_SAFE && has_reason(&c, "struct hole", REASON_PADDING_REUSE));
+	CHECK(severity_of(&c, "struct tail") == SEVERITY_REVIEW && has_reason(&c, "struct tail", REASON_TAIL_GROWTH));
+	CHECK(severity_of(&c, "struct mid") == SEVERITY_BREAK && has_reason(&c, "struct mid", REASON_MOVED));
+	CHECK(severity_of(&c, "struct padn") == SEVERITY_SAFE && has_reason(&c, "struct padn", REASON_PAD_RENAMED));
+	CHECK(severity_of(&c, "enum attr") == SEVERITY_SAFE && has_reason(&c, "enum attr", REASON_SENTINEL));
+	CHECK(severity_of(&c, "enum lim") == SEVERITY_BREAK && has_reason(&c, "enum lim", REASON_ENUMERATOR_VALUE));
+	CHECK(c.incompatible);
+	CHECK(c.severities[SEVERITY_BREAK] == 2 && c.severities[SEVERITY_REVIEW] == 1 && c.severities[SEVERITY_SAFE] == 4);
+	comparison_deinit(&c);
+
+	/* Strict: the evolution idioms are breaks; review fails with --fail-on=review. */
+	compare_models(&a, &b, &(struct compare_options){ .strict = true }, &c);
+	CHECK(severity_of(&c, "struct rsv") == SEVERITY_BREAK);
+	CHECK(severity_of(&c, "struct tail") == SEVERITY_BREAK);
+	CHECK(severity_of(&c, "enum attr") == SEVERITY_BREAK);
+	comparison_deinit(&c);
+	/* Backwards, every one of them is a break. */
+	compare_models(&b, &a, &(struct compare_options){ 0 }, &c);
+	CHECK(severity_of(&c, "struct rsv") == SEVERITY_BREAK);
+	CHECK(severity_of(&c, "struct hole") == SEVERITY_BREAK);
+	CHECK(severity_of(&c, "struct tail") == SEVERITY_BREAK);
+	CHECK(severity_of(&c, "struct padn") == SEVERITY_BREAK);
+	CHECK(severity_of(&c, "enum attr") == SEVERITY_BREAK);
+	comparison_deinit(&c);
+	layout_model_deinit(&a);
+	layout_model_deinit(&b);
+
+	/* Only review findings: compatible, unless --fail-on=review. */
+	layout_model_init(&a, "old");
+	layout_model_init(&b, "new");
+	agg(&a, LAYOUT_STRUCT, "struct tail", 8, (struct mdef[]){ { "a", 0, 8, "u64" } }, 1);
+	agg(&b, LAYOUT_STRUCT, "struct tail", 16, (struct mdef[]){ { "a", 0, 8, "u64" }, { "b", 8, 8, "u64" } }, 2);
+	compare_models(&a, &b, &(struct compare_options){ 0 }, &c);
+	CHECK(!c.incompatible);
+	comparison_deinit(&c);
+	compare_models(&a, &b, &(struct compare_options){ .fail_on = SEVERITY_REVIEW }, &c);
+	CHECK(c.incompatible);
+	comparison_deinit(&c);
+	layout_model_deinit(&a);
+	layout_model_deinit(&b);
+}
+
 static void test_strmap(void)
 {
 	struct strmap map;
@@ -173,6 +320,9 @@ int main(void)
 {
 	test_statuses();
 	test_flatten();
+	test_conventions_table();
+	test_names();
+	test_severities();
 	test_strmap();
 	printf("unit: %d checks\n%d passed, %d failed\n", checks, checks - failures, failures);
 	return failures ? 1 : 0;
