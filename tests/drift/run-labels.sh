@@ -39,7 +39,8 @@ while read -r name old new rest; do
 	(cd "$out" && python3 "$check" --unit "$unit" $rest "$tool" "$old" "$new" "$labels") || status=1
 done <"$out/matrix.txt"
 
-# Every unit that has labels must have been compared.
+# Every unit that has labels must have been compared (unit names have no spaces).
+# shellcheck disable=SC2013
 for u in $(grep -v '^#' "$labels" | awk -F'\t' 'NR > 1 && NF == 6 { print $6 }' | sort -u); do
 	case " $units " in
 	*" $u "*) ;;
