@@ -224,6 +224,20 @@ static bool at_tail(const struct member_context *mc, const struct flat_member *f
 	return true;
 }
 
+/* The grown member n reaches past what its union held before: the union
+ * itself grows (its own size change says how). */
+static bool at_tail_of_union(const struct member_context *mc, const struct flat_member *o,
+			     const struct flat_member *n)
+{
+	uint64_t held = 0;
+	for (size_t i = 0; i < mc->no; i++) {
+		const struct flat_member *f = &mc->fo[i];
+		if (f->container == o->container && end_bit(f) > held)
+			held = end_bit(f);
+	}
+	return end_bit(n) > held;
+}
+
 /* Why a common member differs (what != 0). inner: the finding of the
  * struct it holds by value, if any (looked up before ch was pushed: a
  * lookup may compare more types and move the change buffer). */
@@ -247,10 +261,11 @@ static void grade_member(struct comparer *c, const struct member_context *mc, st
 		return;
 	}
 	if (!c->opts->strict) {
-		/* __u32 reserved[4] -> __u32 flags; __u32 reserved[3]: what is
-		 * left of the reserved member stays inside its old place. */
-		if (au_is_reserved_name(leaf(o)) && au_is_reserved_name(leaf(n)) && n->bit_offset >= o->bit_offset &&
-		    end_bit(n) <= end_bit(o)) {
+		/* __u32 reserved[4] -> __u32 flags; __u32 reserved[3]: no program
+		 * reads a reserved member, so where it went and how big it is now
+		 * breaks nothing. What took its place is judged on its own, and so
+		 * is any member it pushed. */
+		if (au_is_reserved_name(leaf(o)) && au_is_reserved_name(leaf(n))) {
 			because(ch, REASON_RESERVED_REUSE);
 			return;
 		}
@@ -264,10 +279,18 @@ static void grade_member(struct comparer *c, const struct member_context *mc, st
 			(inner && strcmp(o->member->type_key, o->member->embeds) == 0 &&
 			 (inner->reasons & ((reason_set)1 << REASON_TAIL_GROWTH)) && inner->severity <= SEVERITY_REVIEW) ||
 			(o->member->nested && n->member->nested);
-		if (ch->what == DIFF_SIZE && n->member->size > o->member->size && grew_at_own_tail &&
-		    (at_tail(mc, o) || o->union_depth > 0)) {
-			because(ch, REASON_TAIL_GROWTH);
-			return;
+		if (ch->what == DIFF_SIZE && n->member->size > o->member->size && grew_at_own_tail) {
+			/* Inside the room a union already had (v4l2_format's fmt
+			 * is 200 bytes whatever its alternatives need): nothing
+			 * outside the member changes. */
+			if (o->union_depth > 0 && end_bit(n) <= 8 * mc->old_type->size && !at_tail_of_union(mc, o, n)) {
+				because(ch, REASON_PADDING_REUSE);
+				return;
+			}
+			if (at_tail(mc, o) || o->union_depth > 0) {
+				because(ch, REASON_TAIL_GROWTH);
+				return;
+			}
 		}
 	}
 	ch->reasons = 0;
@@ -304,9 +327,12 @@ static void grade_added(struct comparer *c, const struct member_context *mc, str
 		break;
 	}
 	/* Over a member that was there. A union newly wrapped around that
-	 * member is an attempted alias of the wrong size or type; a name in a
-	 * union that already held it is a new alternative. */
-	if (overlap && overlap_old && overlap->union_depth > overlap_old->union_depth)
+	 * member, holding the new name beside it, is an attempted alias of the
+	 * wrong size or type (union { __u32 or; __u16 _or; }); a name in a
+	 * union that already held it, or in a struct beside the one that holds
+	 * it (__struct_group, a new alternative), is a new alternative. */
+	if (overlap && overlap_old && overlap->container == n->container &&
+	    overlap->union_depth > overlap_old->union_depth)
 		because(ch, REASON_OVERLAP);
 	else if (n->union_depth > 0)
 		because(ch, REASON_NEW_ALTERNATIVE);
@@ -496,12 +522,16 @@ struct enum_ref {
  * 16) does not follow from its neighbour, and stays a constant. */
 static bool is_sentinel(const struct layout_type *owner, const struct layout_enumerator *e)
 {
-	if (!au_is_sentinel_name(e->name))
-		return false;
 	size_t i = (size_t)(e - owner->enumerators);
 	if (i == 0 || i >= owner->nenumerators)
 		return false;
 	uint64_t v = (uint64_t)e->value, p = (uint64_t)owner->enumerators[i - 1].value;
+	/* __NFT_META_IIFTYPE: the enum's last enumerator, with two leading
+	 * underscores, one past the value before it: the kernel's count. */
+	if (i + 1 == owner->nenumerators && strncmp(e->name, "__", 2) == 0 && v == p + 1)
+		return true;
+	if (!au_is_sentinel_name(e->name))
+		return false;
 	return v == p + 1 || v == p || (v == p - 1 && au_is_sentinel_name(owner->enumerators[i - 1].name)) ||
 	       (p && v == 2 * p) ||
 	       (p && v == 2 * p - 1);

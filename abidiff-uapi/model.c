@@ -91,7 +91,7 @@ struct flat_buf {
 };
 
 static void flat_push(struct flat_buf *b, const struct layout_member *m, uint64_t off, const char *name,
-		      unsigned union_depth)
+		      unsigned union_depth, const struct layout_type *container)
 {
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 16;
@@ -101,6 +101,7 @@ static void flat_push(struct flat_buf *b, const struct layout_member *m, uint64_
 	b->v[b->n].bit_offset = off;
 	b->v[b->n].name = name;
 	b->v[b->n].union_depth = union_depth;
+	b->v[b->n].container = container;
 	b->n++;
 }
 
@@ -119,7 +120,7 @@ static void flatten(const struct layout_type *t, uint64_t base, struct flat_buf 
 			if (is_empty_filler(m))
 				continue;
 			const char *name = paths && *prefix ? arena_printf(paths, "%s%s", prefix, m->name) : m->name;
-			flat_push(b, m, base + m->bit_offset, name, union_depth);
+			flat_push(b, m, base + m->bit_offset, name, union_depth, t);
 			if (paths && m->nested)
 				flatten(m->nested, base + m->bit_offset, b, depth + 1, paths,
 					arena_printf(paths, "%s.", name), union_depth);

@@ -115,6 +115,10 @@ struct flat_member {
 	 * union that was already there is a new alternative, while one next
 	 * to a member that a union newly wraps is an attempted alias. */
 	unsigned union_depth;
+	/* The aggregate that declares it (the outer type, or an anonymous
+	 * struct or union inside it): two names in one union are alternatives
+	 * of each other, two in sibling structs are not. */
+	const struct layout_type *container;
 };
 
 /* Every named member of t reachable by name, in offset order; zero-size
