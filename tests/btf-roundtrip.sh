@@ -2,7 +2,8 @@
 # btf-roundtrip.sh: the BTF reader (libbpf) and the DWARF reader (libdw) must agree. pahole encodes
 # BTF from an object's DWARF (with --btf_gen_floats, as the kernel build does); then
 # `abidiff-uapi diff --btf` of that BTF against the same object must compare every type and find
-# no difference. With no objects given, it builds one per fixture header.
+# no difference, and so must `diff OBJECT BTF` without --btf (BTF known by its magic as NEW).
+# With no objects given, it builds one per fixture header.
 # Usage: tests/btf-roundtrip.sh ABIDIFF_UAPI [OBJECT...]
 set -eu
 tool=$(realpath "$1")
@@ -39,12 +40,15 @@ print(c["unchanged"] + c["changed"] + c["aliased"] + c["extended"] + c["renamed"
 PY
 )
 	all=$("$tool" dump "$o" --format=json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["types"]))')
-	if [ "$rc" = 0 ] && [ "$verdict" = compatible ] && [ "$compared" = "$all" ] && [ "$all" -gt 0 ]; then
+	# The other way round, with no --btf: raw BTF is known by its magic on either side.
+	rrc=0
+	"$tool" diff "$o" "$work/$n.btf" --common-only >/dev/null || rrc=$?
+	if [ "$rc" = 0 ] && [ "$rrc" = 0 ] && [ "$verdict" = compatible ] && [ "$compared" = "$all" ] && [ "$all" -gt 0 ]; then
 		pass=$((pass + 1))
-		echo "ok   $n: $compared of $all types equal in BTF and DWARF"
+		echo "ok   $n: $compared of $all types equal in BTF and DWARF, both ways"
 	else
 		fail=$((fail + 1))
-		echo "FAIL $n: exit $rc, verdict $verdict, $compared compared of $all DWARF types"
+		echo "FAIL $n: exit $rc (reversed: $rrc), verdict $verdict, $compared compared of $all DWARF types"
 		"$tool" diff --btf "$work/$n.btf" "$o" --common-only | head -30 | sed 's/^/    /'
 	fi
 done
