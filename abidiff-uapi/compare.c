@@ -144,15 +144,40 @@ static unsigned member_differences(struct comparer *c, const struct flat_member 
 	return what;
 }
 
-static const struct flat_member *find_flat(struct strmap *idx, const char *name)
+/* Members by name: a hash map for large types, a scan for the many small
+ * ones, where building a map costs more than it saves. */
+struct flat_index {
+	struct flat_member *v;
+	size_t n;
+	bool hashed;
+	struct strmap map;
+};
+
+enum { FLAT_SCAN_MAX = 16 };
+
+static void index_flat(struct flat_index *idx, struct flat_member *v, size_t n)
 {
-	return strmap_get(idx, name);
+	idx->v = v;
+	idx->n = n;
+	idx->hashed = n > FLAT_SCAN_MAX;
+	strmap_init(&idx->map);
+	for (size_t i = 0; idx->hashed && i < n; i++)
+		strmap_put(&idx->map, v[i].name, &v[i]);
 }
 
-static void index_flat(struct strmap *idx, struct flat_member *v, size_t n)
+static void unindex_flat(struct flat_index *idx)
 {
-	for (size_t i = 0; i < n; i++)
-		strmap_put(idx, v[i].name, &v[i]);
+	strmap_deinit(&idx->map);
+}
+
+static const struct flat_member *find_flat(const struct flat_index *idx, const char *name)
+{
+	if (idx->hashed)
+		return strmap_get(&idx->map, name);
+	for (size_t i = 0; i < idx->n; i++)
+		if (strcmp(idx->v[i].name, name) == 0)
+			return &idx->v[i];
+	return NULL;
 }
 
 /* The last component of a path: the member's own name. */
@@ -342,8 +367,8 @@ static void grade_added(struct comparer *c, const struct member_context *mc, str
 
 /* Marks the entries of v whose every enclosing named member is of
  * anonymous type on both sides; returns how many are kept. */
-static size_t mark_paths(const struct flat_member *v, size_t n, struct strmap *mine, struct strmap *theirs,
-			 bool *keep)
+static size_t mark_paths(const struct flat_member *v, size_t n, const struct flat_index *mine,
+			 const struct flat_index *theirs, bool *keep)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -356,7 +381,7 @@ static size_t mark_paths(const struct flat_member *v, size_t n, struct strmap *m
 				len = sizeof(parent) - 1;
 			memcpy(parent, v[i].name, len);
 			parent[len] = 0;
-			const struct flat_member *a = strmap_get(mine, parent), *b = strmap_get(theirs, parent);
+			const struct flat_member *a = find_flat(mine, parent), *b = find_flat(theirs, parent);
 			keep[i] = a && b && a->member->nested && b->member->nested;
 		}
 		k += keep[i];
@@ -378,9 +403,7 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 	struct flat_member *fo, *fn;
 	size_t no = layout_flatten_paths(o, &c->out->arena, &fo), nn = layout_flatten_paths(n, &c->out->arena, &fn);
 	bool strict = c->opts->strict;
-	struct strmap io, in;
-	strmap_init(&io);
-	strmap_init(&in);
+	struct flat_index io, in;
 	index_flat(&io, fo, no);
 	index_flat(&in, fn, nn);
 	/* u.p.x is compared only where both sides give u an anonymous type;
@@ -390,10 +413,8 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 	if (ko != no || kn != nn) {
 		no = compact(fo, no, keep_o);
 		nn = compact(fn, nn, keep_n);
-		strmap_deinit(&io);
-		strmap_deinit(&in);
-		strmap_init(&io);
-		strmap_init(&in);
+		unindex_flat(&io);
+		unindex_flat(&in);
 		index_flat(&io, fo, no);
 		index_flat(&in, fn, nn);
 	}
@@ -501,10 +522,10 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 		}
 	}
 	free(used);
+	unindex_flat(&io);
+	unindex_flat(&in);
 	free(fo);
 	free(fn);
-	strmap_deinit(&io);
-	strmap_deinit(&in);
 }
 
 /* ---------------------------------------------------------------- enums */
@@ -560,17 +581,29 @@ static void enum_added(struct comparer *c, const struct layout_enumerator *e)
 	ch->new_enum = e;
 }
 
+/* An enumerator of t by name: a scan for small enums, else the map. */
+static const struct layout_enumerator *find_enumerator(const struct layout_type *t, const struct strmap *map,
+						       const char *name)
+{
+	if (t->nenumerators > FLAT_SCAN_MAX)
+		return strmap_get(map, name);
+	for (size_t i = 0; i < t->nenumerators; i++)
+		if (strcmp(t->enumerators[i].name, name) == 0)
+			return &t->enumerators[i];
+	return NULL;
+}
+
 static void compare_enumerators(struct comparer *c, const struct layout_type *o, const struct layout_type *n)
 {
 	struct strmap io, in;
 	strmap_init(&io);
 	strmap_init(&in);
-	for (size_t i = 0; i < o->nenumerators; i++)
+	for (size_t i = 0; o->nenumerators > FLAT_SCAN_MAX && i < o->nenumerators; i++)
 		strmap_put(&io, o->enumerators[i].name, &o->enumerators[i]);
-	for (size_t i = 0; i < n->nenumerators; i++)
+	for (size_t i = 0; n->nenumerators > FLAT_SCAN_MAX && i < n->nenumerators; i++)
 		strmap_put(&in, n->enumerators[i].name, &n->enumerators[i]);
 	for (size_t i = 0; i < o->nenumerators; i++) {
-		const struct layout_enumerator *e = &o->enumerators[i], *f = strmap_get(&in, e->name);
+		const struct layout_enumerator *e = &o->enumerators[i], *f = find_enumerator(n, &in, e->name);
 		struct enum_ref ro = { e, o }, rn = { f, n };
 		if (!f)
 			enum_removed(c, &ro);
@@ -578,7 +611,7 @@ static void compare_enumerators(struct comparer *c, const struct layout_type *o,
 			enum_value_changed(c, &ro, &rn);
 	}
 	for (size_t i = 0; i < n->nenumerators; i++)
-		if (!strmap_get(&io, n->enumerators[i].name))
+		if (!find_enumerator(o, &io, n->enumerators[i].name))
 			enum_added(c, &n->enumerators[i]);
 	strmap_deinit(&io);
 	strmap_deinit(&in);
@@ -734,31 +767,68 @@ static void record_whole(struct comparer *c, const char *name, const struct layo
 
 /* Every enumerator of a side by name, with its enum: anonymous enums' names
  * are only their first enumerators, so their constants pair one by one,
- * whichever enum holds them now. */
-static void index_enumerators(const struct layout_model *m, struct arena *a, struct strmap *ret)
+ * whichever enum holds them now. The anonymous enums' constants are indexed
+ * at once; the named enums' only when a constant is missing from the first
+ * (it may have moved into a named enum), which comparing one revision in
+ * two languages never needs. */
+struct enum_index {
+	const struct layout_model *model;
+	struct arena *arena;
+	struct strmap anonymous, named;
+	bool named_built;
+};
+
+static void index_into(struct enum_index *x, struct strmap *map, bool anonymous)
 {
-	strmap_init(ret);
-	for (size_t i = 0; i < m->ntypes; i++) {
-		const struct layout_type *t = m->types[i];
-		if (t->kind != LAYOUT_ENUM)
+	for (size_t i = 0; i < x->model->ntypes; i++) {
+		const struct layout_type *t = x->model->types[i];
+		if (t->kind != LAYOUT_ENUM || t->anonymous != anonymous)
 			continue;
 		for (size_t k = 0; k < t->nenumerators; k++) {
-			if (strmap_get(ret, t->enumerators[k].name))
+			if (strmap_get(map, t->enumerators[k].name))
 				continue;
-			struct enum_ref *r = arena_alloc(a, sizeof(*r));
+			struct enum_ref *r = arena_alloc(x->arena, sizeof(*r));
 			r->e = &t->enumerators[k];
 			r->owner = t;
-			strmap_put(ret, r->e->name, r);
+			strmap_put(map, r->e->name, r);
 		}
 	}
 }
 
+static void index_enumerators(const struct layout_model *m, struct arena *a, struct enum_index *ret)
+{
+	ret->model = m;
+	ret->arena = a;
+	ret->named_built = false;
+	strmap_init(&ret->anonymous);
+	strmap_init(&ret->named);
+	index_into(ret, &ret->anonymous, true);
+}
+
+static const struct enum_ref *find_enum_ref(struct enum_index *x, const char *name)
+{
+	const struct enum_ref *r = strmap_get(&x->anonymous, name);
+	if (r)
+		return r;
+	if (!x->named_built) {
+		index_into(x, &x->named, false);
+		x->named_built = true;
+	}
+	return strmap_get(&x->named, name);
+}
+
+static void unindex_enumerators(struct enum_index *x)
+{
+	strmap_deinit(&x->anonymous);
+	strmap_deinit(&x->named);
+}
+
 /* The OLD anonymous enum that a NEW one continues: the holder of its first
  * enumerator that OLD has, when that holder is anonymous too. */
-static const struct layout_type *continued(const struct layout_type *n, struct strmap *old_refs)
+static const struct layout_type *continued(const struct layout_type *n, struct enum_index *old_refs)
 {
 	for (size_t k = 0; k < n->nenumerators; k++) {
-		const struct enum_ref *r = strmap_get(old_refs, n->enumerators[k].name);
+		const struct enum_ref *r = find_enum_ref(old_refs, n->enumerators[k].name);
 		if (r)
 			return r->owner->anonymous ? r->owner : NULL;
 	}
@@ -774,7 +844,8 @@ struct sequel {
 static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 {
 	const struct layout_model *om = c->old_model, *nm = c->new_model;
-	struct strmap old_refs, new_refs, sequels;
+	struct enum_index old_refs, new_refs;
+	struct strmap sequels;
 	index_enumerators(om, &c->out->arena, &old_refs);
 	index_enumerators(nm, &c->out->arena, &new_refs);
 	strmap_init(&sequels); /* OLD anonymous enum name -> struct sequel list */
@@ -808,7 +879,7 @@ static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 		const struct sequel *seq = strmap_get(&sequels, o->name);
 		bool any = seq != NULL;
 		for (size_t k = 0; k < o->nenumerators && !any; k++)
-			any = strmap_get(&new_refs, o->enumerators[k].name) != NULL;
+			any = find_enum_ref(&new_refs, o->enumerators[k].name) != NULL;
 		if (!any) {
 			if (!c->opts->common_only) {
 				c->out->old_types++;
@@ -822,7 +893,7 @@ static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 		size_t start = c->nbuf;
 		for (size_t k = 0; k < o->nenumerators; k++) {
 			struct enum_ref ro = { &o->enumerators[k], o };
-			const struct enum_ref *rn = strmap_get(&new_refs, ro.e->name);
+			const struct enum_ref *rn = find_enum_ref(&new_refs, ro.e->name);
 			if (!rn)
 				enum_removed(c, &ro);
 			else if (rn->e->value != ro.e->value)
@@ -831,15 +902,15 @@ static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 		/* What the enums continuing this one added. */
 		for (const struct sequel *q = seq; q; q = q->next)
 			for (size_t k = 0; k < q->type->nenumerators; k++)
-				if (!strmap_get(&old_refs, q->type->enumerators[k].name))
+				if (!find_enum_ref(&old_refs, q->type->enumerators[k].name))
 					enum_added(c, &q->type->enumerators[k]);
 		struct type_finding *f = new_finding(c, o->name, o, seq ? seq->type : NULL);
 		finish(c, f, start);
 		record(c, f, cap);
 	}
 	strmap_deinit(&sequels);
-	strmap_deinit(&old_refs);
-	strmap_deinit(&new_refs);
+	unindex_enumerators(&old_refs);
+	unindex_enumerators(&new_refs);
 }
 
 static bool has_anonymous(const struct layout_model *m)
