@@ -927,6 +927,7 @@ void compare_models(const struct layout_model *old_model, const struct layout_mo
 	memset(ret, 0, sizeof(*ret));
 	arena_init(&ret->arena);
 	ret->strict = opts->strict;
+	ret->common_only = opts->common_only;
 	ret->fail_on = opts->fail_on ? opts->fail_on : SEVERITY_BREAK;
 	struct comparer c = { .old_model = old_model, .new_model = new_model, .opts = opts, .out = ret };
 	c.c_to_cxx = old_model->lang == LANG_C && new_model->lang == LANG_CXX;

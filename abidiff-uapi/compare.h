@@ -90,6 +90,7 @@ struct comparison {
 	size_t reasons[REASON_COUNT];   /* findings carrying each reason */
 	size_t old_types, new_types;
 	bool strict;
+	bool common_only;
 	enum severity fail_on;
 	bool incompatible;
 };

@@ -23,7 +23,7 @@
 #endif
 
 enum { EXIT_COMPATIBLE = 0, EXIT_INCOMPATIBLE = 1, EXIT_TROUBLE = 2 };
-enum format { FORMAT_TEXT, FORMAT_JSON };
+enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF, FORMAT_JUNIT };
 enum { MAX_HEADER_DIRS = 64 };
 
 static const char usage_text[] =
@@ -37,7 +37,8 @@ static const char usage_text[] =
 	"         when compatible, 1 when incompatible\n"
 	"\n"
 	"Options:\n"
-	"      --format=text|json  output format (default text)\n"
+	"      --format=text|json|sarif|junit  output format (default text); sarif\n"
+	"                          (SARIF 2.1.0) and junit (JUnit XML) are for diff\n"
 	"      --type=NAME         only this type (\"struct foo\", \"enum bar\", a typedef\n"
 	"                          name); may be repeated\n"
 	"      --headers=DIR       only types declared in a file under DIR; file names\n"
@@ -113,8 +114,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 				o->format = FORMAT_TEXT;
 			else if (strcmp(optarg, "json") == 0)
 				o->format = FORMAT_JSON;
+			else if (strcmp(optarg, "sarif") == 0)
+				o->format = FORMAT_SARIF;
+			else if (strcmp(optarg, "junit") == 0)
+				o->format = FORMAT_JUNIT;
 			else
-				return usage_error("invalid --format '%s' (text or json)", optarg);
+				return usage_error("invalid --format '%s' (text, json, sarif or junit)", optarg);
 			break;
 		case OPT_TYPE:
 			if (o->ntypes == (int)(sizeof(o->types) / sizeof(o->types[0])))
@@ -338,6 +343,8 @@ int main(int argc, char **argv)
 		return usage_error(diff ? "diff needs two files, OLD and NEW%s" : "dump needs one FILE%s", "");
 	if (o.common_only && !diff)
 		return usage_error("--common-only applies to diff only%s", "");
+	if (!diff && (o.format == FORMAT_SARIF || o.format == FORMAT_JUNIT))
+		return usage_error("--format=sarif and --format=junit apply to diff only%s", "");
 	if ((o.strict || o.fail_on) && !diff)
 		return usage_error("--strict and --fail-on apply to diff only%s", "");
 	for (int i = 0; i < o.nheaders; i++) {
@@ -377,6 +384,10 @@ int main(int argc, char **argv)
 		compare_models(&models[0], &models[1], &copts, &cmp);
 		if (o.format == FORMAT_JSON)
 			report_diff_json(sink.f, &cmp, o.files[0], o.files[1]);
+		else if (o.format == FORMAT_SARIF)
+			report_diff_sarif(sink.f, &cmp, o.files[0], o.files[1]);
+		else if (o.format == FORMAT_JUNIT)
+			report_diff_junit(sink.f, &cmp, &models[0], &models[1], o.files[0], o.files[1]);
 		else
 			report_diff_text(sink.f, &cmp, o.files[0], o.files[1]);
 		rc = cmp.incompatible ? EXIT_INCOMPATIBLE : EXIT_COMPATIBLE;

@@ -10,7 +10,7 @@
 #define AU_VERSION "0.0.0"
 #endif
 
-static void json_str(FILE *out, const char *s)
+void report_json_string(FILE *out, const char *s)
 {
 	if (!s) {
 		fputs("null", out);
@@ -36,7 +36,7 @@ static void json_str(FILE *out, const char *s)
 static void member_json(FILE *out, const struct layout_member *m, const char *name, uint64_t bit_offset)
 {
 	fputs("{\"name\":", out);
-	json_str(out, name);
+	report_json_string(out, name);
 	fprintf(out, ",\"offset\":%" PRIu64 ",\"bit_offset\":%" PRIu64 ",\"size\":%" PRIu64, bit_offset / 8,
 		bit_offset, m->size);
 	if (m->is_bitfield)
@@ -44,9 +44,9 @@ static void member_json(FILE *out, const struct layout_member *m, const char *na
 	if (m->flexible)
 		fputs(",\"flexible\":true", out);
 	fputs(",\"type\":", out);
-	json_str(out, m->type_name);
+	report_json_string(out, m->type_name);
 	fputs(",\"key\":", out);
-	json_str(out, m->type_key);
+	report_json_string(out, m->type_key);
 }
 
 static void members_json(FILE *out, const struct layout_type *t, uint64_t base)
@@ -59,7 +59,7 @@ static void members_json(FILE *out, const struct layout_type *t, uint64_t base)
 		member_json(out, m, m->name, base + m->bit_offset);
 		if (m->anon) {
 			fputs(",\"kind\":", out);
-			json_str(out, layout_kind_name(m->anon->kind));
+			report_json_string(out, layout_kind_name(m->anon->kind));
 			fputs(",\"members\":", out);
 			members_json(out, m->anon, base + m->bit_offset);
 		}
@@ -71,17 +71,17 @@ static void members_json(FILE *out, const struct layout_type *t, uint64_t base)
 static void type_json(FILE *out, const struct layout_type *t)
 {
 	fputs("{\"name\":", out);
-	json_str(out, t->name);
+	report_json_string(out, t->name);
 	fputs(",\"kind\":", out);
-	json_str(out, layout_kind_name(t->kind));
+	report_json_string(out, layout_kind_name(t->kind));
 	if (t->anonymous)
 		fputs(",\"anonymous\":true", out);
 	if (t->scope) {
 		fputs(",\"scope\":", out);
-		json_str(out, t->scope);
+		report_json_string(out, t->scope);
 	}
 	fputs(",\"file\":", out);
-	json_str(out, t->file);
+	report_json_string(out, t->file);
 	fprintf(out, ",\"line\":%u,\"size\":%" PRIu64, t->line, t->size);
 	if (t->align)
 		fprintf(out, ",\"align\":%" PRIu64, t->align);
@@ -90,7 +90,7 @@ static void type_json(FILE *out, const struct layout_type *t)
 		for (size_t i = 0; i < t->nenumerators; i++) {
 			const struct layout_enumerator *e = &t->enumerators[i];
 			fprintf(out, "%s{\"name\":", i ? "," : "");
-			json_str(out, e->name);
+			report_json_string(out, e->name);
 			if (e->is_unsigned)
 				fprintf(out, ",\"value\":%" PRIu64 "}", (uint64_t)e->value);
 			else
@@ -115,7 +115,7 @@ static void type_json(FILE *out, const struct layout_type *t)
 void report_dump_json(FILE *out, const struct layout_model *m)
 {
 	fputs("{\"tool\":\"abidiff-uapi\",\"version\":\"" AU_VERSION "\",\"file\":", out);
-	json_str(out, m->path);
+	report_json_string(out, m->path);
 	fputs(",\"types\":[", out);
 	for (size_t i = 0; i < m->ntypes; i++) {
 		fputs(i ? ",\n" : "\n", out);
@@ -154,7 +154,7 @@ static void layout_lines_json(FILE *out, const char *key, const struct layout_ty
 		if (!*line && !nl)
 			break;
 		fputs(k++ ? "," : "", out);
-		json_str(out, line);
+		report_json_string(out, line);
 		if (!nl)
 			break;
 	}
@@ -196,7 +196,7 @@ static void change_json(FILE *out, const struct change *ch)
 	case CHANGE_ENUMERATOR_ADDED: {
 		const struct layout_enumerator *e = ch->old_enum ? ch->old_enum : ch->new_enum;
 		fputs(",\"enumerator\":", out);
-		json_str(out, e->name);
+		report_json_string(out, e->name);
 		if (ch->old_enum)
 			fprintf(out, ",\"old\":%" PRId64, ch->old_enum->value);
 		if (ch->new_enum)
@@ -206,7 +206,7 @@ static void change_json(FILE *out, const struct change *ch)
 	default: {
 		const char *name = ch->old_member.member ? ch->old_member.name : ch->new_member.name;
 		fputs(",\"member\":", out);
-		json_str(out, name);
+		report_json_string(out, name);
 		if (ch->kind == CHANGE_MEMBER) {
 			static const char *const what[] = { "offset", "bit_size", "size", "type" };
 			fputs(",\"what\":[", out);
@@ -219,7 +219,7 @@ static void change_json(FILE *out, const struct change *ch)
 		if (ch->other) {
 			fputs(ch->kind == CHANGE_EMBEDDED ? ",\"type\":"
 			      : ch->kind == CHANGE_MEMBER_ADDED ? ",\"overlaps\":" : ",\"alias_of\":", out);
-			json_str(out, ch->other);
+			report_json_string(out, ch->other);
 		}
 		if (ch->old_member.member) {
 			fputs(",\"old\":", out);
@@ -237,9 +237,9 @@ static void change_json(FILE *out, const struct change *ch)
 void report_diff_json(FILE *out, const struct comparison *c, const char *old_path, const char *new_path)
 {
 	fputs("{\"tool\":\"abidiff-uapi\",\"version\":\"" AU_VERSION "\",\"old\":", out);
-	json_str(out, old_path);
+	report_json_string(out, old_path);
 	fputs(",\"new\":", out);
-	json_str(out, new_path);
+	report_json_string(out, new_path);
 	fprintf(out, ",\"verdict\":\"%s\",\"fail_on\":\"%s\",\"strict\":%s",
 		c->incompatible ? "incompatible" : "compatible", au_severity_name(c->fail_on),
 		c->strict ? "true" : "false");
@@ -259,14 +259,14 @@ void report_diff_json(FILE *out, const struct comparison *c, const char *old_pat
 		const struct layout_type *t = f->new_type ? f->new_type : f->old_type;
 		fputs(i ? ",\n" : "\n", out);
 		fputs("{\"name\":", out);
-		json_str(out, f->name);
+		report_json_string(out, f->name);
 		fprintf(out, ",\"kind\":\"%s\",\"status\":\"%s\",\"severity\":\"%s\",\"reasons\":",
 			layout_kind_name(t->kind), finding_status_name(f->status), au_severity_name(f->severity));
 		reasons_json(out, f->reasons);
 		if (t->anonymous)
 			fputs(",\"anonymous\":true", out);
 		fputs(",\"file\":", out);
-		json_str(out, t->file);
+		report_json_string(out, t->file);
 		fprintf(out, ",\"line\":%u", t->line);
 		if (f->old_type)
 			fprintf(out, ",\"old_size\":%" PRIu64, f->old_type->size);

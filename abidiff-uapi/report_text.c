@@ -195,7 +195,7 @@ static void offset_text(char *buf, size_t n, uint64_t bits, bool bitwise)
 		snprintf(buf, n, "%" PRIu64, bits / 8);
 }
 
-static void change_text(FILE *out, const struct change *ch)
+void report_change_text(FILE *out, const struct change *ch)
 {
 	char a[160], b[160];
 	const struct layout_member *om = ch->old_member.member, *nm = ch->new_member.member;
@@ -309,7 +309,7 @@ void report_diff_text(FILE *out, const struct comparison *c, const char *old_pat
 		for (size_t j = 0; j < f->nchanges; j++) {
 			const struct change *ch = &f->changes[j];
 			fprintf(out, "  %-6s ", au_severity_name(ch->severity));
-			change_text(out, ch);
+			report_change_text(out, ch);
 			fputs(" [", out);
 			reasons_text(out, ch->reasons);
 			fputs("]\n", out);

@@ -1,5 +1,9 @@
 #!/usr/bin/python3
-"""schema: validate the tool's JSON against the JSON Schemas in abidiff-uapi/schema/.
+"""schema: validate the tool's JSON, SARIF and JUnit output.
+
+JSON against the JSON Schemas in abidiff-uapi/schema/ (dump, diff, and the subset of SARIF 2.1.0 the
+tool writes, written from the specification); JUnit XML with Python's xml.etree, where the failing
+testcases must be exactly the types the JSON report grades as failing.
 
 Every fixture's expected diff reports (which tests/fixtures.py checks byte for byte against the
 tool), fresh diffs of those fixtures in strict and review modes, and dump reports of each fixture's
@@ -9,6 +13,7 @@ can fail. Uses Debian's python3-jsonschema (scripts/install-deps test).
 Usage: tests/schema.py ABIDIFF_UAPI_BINARY
 """
 import copy
+import xml.etree.ElementTree as ET
 import glob
 import json
 import os
@@ -24,13 +29,13 @@ SCHEMAS = os.path.join(ROOT, "abidiff-uapi", "schema")
 
 def validators():
     store = {}
-    for name in ("dump.schema.json", "diff.schema.json"):
+    for name in ("dump.schema.json", "diff.schema.json", "sarif-subset.schema.json"):
         with open(os.path.join(SCHEMAS, name)) as f:
             s = json.load(f)
         store[s["$id"]] = s
         store[name] = s
     out = {}
-    for name in ("dump", "diff"):
+    for name in ("dump", "diff", "sarif-subset"):
         s = store["%s.schema.json" % name]
         cls = jsonschema.validators.validator_for(s)
         cls.check_schema(s)
@@ -41,6 +46,57 @@ def validators():
 
 def errors(v, doc):
     return ["%s: %s" % ("/".join(str(p) for p in e.absolute_path), e.message) for e in v.iter_errors(doc)]
+
+
+def junit_check(text, js):
+    """JUnit XML: well formed, counts right, failures exactly the types that fail the verdict."""
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as e:
+        return ["junit: not XML: %s" % e]
+    suites = root.findall("testsuite")
+    if root.tag != "testsuites" or len(suites) != 1:
+        return ["junit: expected one testsuite in testsuites"]
+    suite = suites[0]
+    cases = suite.findall("testcase")
+    problems = []
+    if int(suite.get("tests", -1)) != len(cases):
+        problems.append("junit: tests=%s but %d testcases" % (suite.get("tests"), len(cases)))
+    failing = {c.get("name") for c in cases if c.find("failure") is not None}
+    if int(suite.get("failures", -1)) != len(failing):
+        problems.append("junit: failures=%s but %d failing testcases" % (suite.get("failures"), len(failing)))
+    worst = ("break", "review") if js["fail_on"] == "review" else ("break",)
+    want = {t["name"] for t in js["types"] if t["severity"] in worst}
+    if failing != want:
+        problems.append("junit: failing %s, JSON says %s" % (sorted(failing), sorted(want)))
+    for c in cases:
+        f = c.find("failure")
+        if f is not None and (not f.get("message") or f.get("type") not in worst):
+            problems.append("junit: failure of %s without message or type" % c.get("name"))
+    names = [c.get("name") for c in cases]
+    if len(names) != len(set(names)):
+        problems.append("junit: a type is reported twice")
+    return problems
+
+
+def sarif_check(sarif, js):
+    """SARIF: one result per finding, its level from the severity, rules that exist."""
+    run = sarif["runs"][0]
+    rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    level = {"break": "error", "review": "warning", "safe": "note"}
+    problems = []
+    results = run["results"]
+    if len(results) != len(js["types"]):
+        problems.append("sarif: %d results for %d findings" % (len(results), len(js["types"])))
+    for r, t in zip(results, js["types"]):
+        if r["level"] != level[t["severity"]]:
+            problems.append("sarif: %s level %s for severity %s" % (t["name"], r["level"], t["severity"]))
+        if rules[r["ruleIndex"]] != r["ruleId"] or r["ruleId"] not in t["reasons"]:
+            problems.append("sarif: %s filed under %s" % (t["name"], r["ruleId"]))
+        uri = r["locations"][0].get("physicalLocation", {}).get("artifactLocation", {}).get("uri")
+        if t["file"] and uri != t["file"]:
+            problems.append("sarif: %s at %s, JSON says %s" % (t["name"], uri, t["file"]))
+    return problems
 
 
 def main():
@@ -86,11 +142,25 @@ def main():
                 objs.append(obj)
                 out = subprocess.run([tool, "dump", "--format=json", obj], capture_output=True, text=True, check=True)
                 check("dump of %s" % os.path.relpath(header, ROOT), "dump", json.loads(out.stdout))
-            for extra in (["--strict"], ["--fail-on=review"], ["--common-only"]):
-                out = subprocess.run([tool, "diff", *objs, "--format=json", *extra], capture_output=True, text=True)
-                if out.returncode not in (0, 1):
-                    raise SystemExit("schema: %s diff %s: exit %d: %s" % (case, extra, out.returncode, out.stderr))
-                check("diff %s of %s" % (" ".join(extra), os.path.basename(case)), "diff", json.loads(out.stdout))
+            for extra in ([], ["--strict"], ["--fail-on=review"], ["--common-only"]):
+                what = "diff %s of %s" % (" ".join(extra), os.path.basename(case))
+                reports = {}
+                for fmt in ("json", "sarif", "junit"):
+                    out = subprocess.run([tool, "diff", *objs, "--headers", work, "--format=" + fmt, *extra],
+                                         capture_output=True, text=True)
+                    if out.returncode not in (0, 1):
+                        raise SystemExit("schema: %s diff %s: exit %d: %s" % (case, extra, out.returncode, out.stderr))
+                    reports[fmt] = out.stdout
+                js = json.loads(reports["json"])
+                check(what, "diff", js)
+                sarif = json.loads(reports["sarif"])
+                check(what + " (sarif)", "sarif-subset", sarif)
+                junit_problems = junit_check(reports["junit"], js) + sarif_check(sarif, js)
+                if junit_problems:
+                    failed += 1
+                    print("FAIL %s: %s" % (what, "; ".join(junit_problems[:3])))
+                else:
+                    passed += 1
     finally:
         subprocess.run(["rm", "-rf", work])
 
@@ -105,6 +175,20 @@ def main():
     d = copy.deepcopy(good); d["types"][0]["changes"][0].pop("old", None); damaged.append(("member change without old", d))
     for what, doc in damaged:
         check("damaged diff (%s)" % what, "diff", doc, valid=False)
+    sarif = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "abidiff-uapi"}},
+                                           "results": [{"message": {"text": "x"}, "level": "fatal"}]}]}
+    check("damaged sarif (unknown level)", "sarif-subset", sarif, valid=False)
+    del sarif["runs"][0]["results"][0]["message"]
+    sarif["runs"][0]["results"][0]["level"] = "error"
+    check("damaged sarif (result without message)", "sarif-subset", sarif, valid=False)
+    # The JUnit check must notice a failure that is missing or invented.
+    bad_junit = ('<testsuites><testsuite tests="1" failures="0"><testcase name="struct drift_args"/>'
+                 '</testsuite></testsuites>')
+    if junit_check(bad_junit, good):
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL damaged junit (a missing failure) passed the check")
     print("schema: %d documents checked" % (passed + failed))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
