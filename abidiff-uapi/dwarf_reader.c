@@ -23,11 +23,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <unistd.h>
+#include <elfutils/libdwelf.h>
 
 #include "dwarf_reader.h"
 
-enum { MAX_DEPTH = 48 };
+/* Types nest (pointers, typedefs, arrays, anonymous members) as deep as a
+ * program likes; the recursion that reads them stops at MAX_DEPTH levels,
+ * and a type that goes deeper is an error naming it, never a silent cut. */
+enum { MAX_DEPTH = 1024 };
 
 /* What we know of one type DIE, computed once. */
 struct type_info {
@@ -47,15 +52,25 @@ struct reader {
 	bool big_endian;
 	unsigned address_size;
 	struct strmap infos;          /* DIE offset -> struct type_info * */
-	struct strmap anon_names;     /* aggregate DIE offset -> typedef name */
+	struct strmap anon_names;     /* aggregate DIE -> typedef name */
+	struct strmap ptr_names;      /* aggregate DIE -> "*P" of typedef struct {...} *P */
+	struct strmap qual_names;     /* aggregate DIE in a namespace -> "ns::name" */
+	struct strmap visited[2];     /* units read, per pass */
+	size_t units, definitions;
+	bool has_alt;
 	struct strmap files;          /* interned declaring files */
 	const char *comp_dir;
+	const char *default_comp_dir; /* for units that have none */
+	bool no_files;                /* this unit's file table is unreadable */
 	struct au_error *err;
+	const char *current;          /* the named type being read, for messages */
 	/* The debug sections' data in memory, to check strings (see die_name). */
 	struct region {
 		const unsigned char *base, *end;
-	} regions[32];
+	} regions[256];
 	size_t nregions;
+	Elf *elfs[64];                /* files whose sections are in regions */
+	size_t nelfs;
 };
 
 /* The first error is the one reported; later ones (from unwinding nested
@@ -68,10 +83,6 @@ static void set_error(struct reader *r, struct au_error *err)
 		r->err = err;
 }
 
-static struct au_error *dw_error(const struct reader *r, const char *what)
-{
-	return au_error_format("%s: %s: %s", r->path, what, dwarf_errmsg(-1));
-}
 
 /* libdw 0.188 hands out strings (inline DW_FORM_string, or from
  * .debug_str and .debug_line_str) without checking that they end inside
@@ -99,35 +110,48 @@ static bool string_ok_or_built(const struct reader *r, const char *str)
 	return string_in_sections(r, str, true);
 }
 
-/* Finds the debug sections in memory. A string section that does not end in
- * a NUL lets any of its strings run off the end, inside libdw too (its line
- * table reader calls strlen on them; found by fuzz-dwarf), so such a file is
- * corrupt: the section's name is returned. */
-static const char *find_regions(struct reader *r, Dwarf *dw)
+/* Records the debug sections of one ELF file (the object, a split unit's
+ * .dwo, a dwz supplement) in memory, once per file. A string section that
+ * does not end in a NUL lets any of its strings run off the end, inside
+ * libdw too (its line table reader calls strlen on them; found by
+ * fuzz-dwarf), so such a file is corrupt: an error names the section. */
+static void add_regions(struct reader *r, Elf *elf, const char *file)
 {
-	Elf *elf = dwarf_getelf(dw);
 	size_t shstrndx;
-	const char *bad = NULL;
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return NULL;
+	if (!elf)
+		return;
+	for (size_t i = 0; i < r->nelfs; i++)
+		if (r->elfs[i] == elf)
+			return;
+	if (r->nelfs < sizeof(r->elfs) / sizeof(r->elfs[0]))
+		r->elfs[r->nelfs++] = elf;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
 	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) && r->nregions < sizeof(r->regions) / sizeof(r->regions[0])) {
+	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
 		if (!n || (strncmp(n, ".debug_", 7) != 0 && strncmp(n, ".zdebug_", 8) != 0) || sh.sh_type == SHT_NOBITS)
 			continue;
+		if (r->nregions == sizeof(r->regions) / sizeof(r->regions[0])) {
+			set_error(r, au_error_format("%s: more than %zu debug sections", file, r->nregions));
+			return;
+		}
 		Elf_Data *d = elf_getdata(scn, NULL);
 		if (d && d->d_buf && d->d_size) {
 			r->regions[r->nregions].base = d->d_buf;
 			r->regions[r->nregions].end = (const unsigned char *)d->d_buf + d->d_size;
 			r->nregions++;
 			const char *base = n[1] == 'z' ? n + 2 : n + 1;   /* "debug_str" of .zdebug_str too */
-			if ((strcmp(base, "debug_str") == 0 || strcmp(base, "debug_line_str") == 0) && !bad &&
+			size_t bl = strlen(base);
+			if (bl > 4 && strcmp(base + bl - 4, ".dwo") == 0)
+				bl -= 4;
+			if (((bl == 9 && strncmp(base, "debug_str", 9) == 0) ||
+			     (bl == 14 && strncmp(base, "debug_line_str", 14) == 0)) &&
 			    ((const char *)d->d_buf)[d->d_size - 1] != '\0')
-				bad = n;
+				set_error(r, au_error_format("%s: corrupt %s: its last string is not terminated", file, n));
 		}
 	}
-	return bad;
 }
 
 static const char *die_name(const struct reader *r, Dwarf_Die *die)
@@ -149,12 +173,36 @@ static bool is_declaration(Dwarf_Die *die)
 	return flag;
 }
 
+/* A DIE's identity across every unit and file read (the main object, its
+ * type units, split units, a dwz supplement): its address in the mapped
+ * section, where offsets alone repeat between sections and files. */
+static inline uint64_t die_key(const Dwarf_Die *die)
+{
+	return (uint64_t)(uintptr_t)die->addr;
+}
+
+/* A declaration that stands for a type unit's type (DW_AT_signature, as
+ * gcc writes with -fdebug-types-section) is replaced by that type. */
+static void resolve_signature(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die t;
+	if (dwarf_attr(die, DW_AT_signature, &attr) && dwarf_formref_die(&attr, &t))
+		*die = t;
+}
+
+/* Set when the file has type units: only then can a reference land on a
+ * signature stub, and the look-up costs an attribute scan per reference. */
+static __thread bool have_type_units;
+
 static bool die_type(Dwarf_Die *die, Dwarf_Die *ret)
 {
 	Dwarf_Attribute attr;
-	if (!dwarf_attr(die, DW_AT_type, &attr))
+	if (!dwarf_attr(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, ret))
 		return false;
-	return dwarf_formref_die(&attr, ret) != NULL;
+	if (have_type_units)
+		resolve_signature(ret);
+	return true;
 }
 
 static bool attr_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *ret)
@@ -168,6 +216,8 @@ static bool attr_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *ret)
 /* Lexically normalised absolute path of a declaring file. */
 static const char *decl_file(struct reader *r, Dwarf_Die *die)
 {
+	if (r->no_files)
+		return NULL;
 	const char *f = dwarf_decl_file(die);
 	if (!string_ok_or_built(r, f))
 		return NULL;
@@ -226,7 +276,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 static struct type_info *new_info(struct reader *r, Dwarf_Die *die)
 {
 	struct type_info *ti = arena_alloc(&r->model->arena, sizeof(*ti));
-	strmap_iput(&r->infos, dwarf_dieoffset(die), ti);
+	strmap_iput(&r->infos, die_key(die), ti);
 	return ti;
 }
 
@@ -399,9 +449,35 @@ static const char *aggregate_prefix(int tag)
 	}
 }
 
+static bool is_type_tag(int tag)
+{
+	switch (tag) {
+	case DW_TAG_base_type: case DW_TAG_unspecified_type: case DW_TAG_pointer_type:
+	case DW_TAG_reference_type: case DW_TAG_rvalue_reference_type: case DW_TAG_ptr_to_member_type:
+	case DW_TAG_typedef: case DW_TAG_const_type: case DW_TAG_volatile_type: case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type: case DW_TAG_immutable_type: case DW_TAG_packed_type: case DW_TAG_shared_type:
+	case DW_TAG_array_type: case DW_TAG_subroutine_type: case DW_TAG_structure_type:
+	case DW_TAG_class_type: case DW_TAG_union_type: case DW_TAG_enumeration_type:
+	case DW_TAG_string_type: case DW_TAG_set_type: case DW_TAG_subrange_type: case DW_TAG_file_type:
+	case DW_TAG_interface_type: case DW_TAG_coarray_type: case DW_TAG_dynamic_type:
+	case DW_TAG_generic_subrange: case DW_TAG_thrown_type:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Names the type being read when its nesting passes MAX_DEPTH. */
+static void too_deep(struct reader *r)
+{
+	set_error(r, au_error_format("%s: %s nests types deeper than %d levels (pointers, typedefs, arrays or "
+				     "anonymous members): not read", r->path,
+				     r->current ? r->current : "a type", MAX_DEPTH));
+}
+
 static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int depth)
 {
-	struct type_info *ti = strmap_iget(&r->infos, dwarf_dieoffset(die));
+	struct type_info *ti = strmap_iget(&r->infos, die_key(die));
 	if (ti) {
 		if (ti->busy) {
 			static struct type_info cycle = { .display = "?", .key = "cycle" };
@@ -411,6 +487,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	}
 	ti = new_info(r, die);
 	if (depth > MAX_DEPTH) {
+		too_deep(r);
 		ti->display = "?";
 		ti->key = "too-deep";
 		return ti;
@@ -424,12 +501,21 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	struct type_info *tt;
 	switch (tag) {
 	case DW_TAG_base_type:
+		if (name && strcmp(name, "void") == 0) {
+			/* Some compilers (Intel's) spell void as a base type. */
+			ti->display = ti->key = "void";
+			break;
+		}
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
 		ti->size = size;
 		ti->display = name ? base_spelling(name) : "?";
 		ti->key = base_key(r, die, size);
 		break;
 	case DW_TAG_unspecified_type: /* decltype(nullptr) */
+		if (name && strcmp(name, "void") == 0) {
+			ti->display = ti->key = "void";
+			break;
+		}
 		ti->display = name ? name : "?";
 		ti->key = arena_printf(&r->model->arena, "unspecified:%s", ti->display);
 		ti->size = r->address_size;
@@ -492,7 +578,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	case DW_TAG_union_type:
 	case DW_TAG_enumeration_type: {
 		const char *prefix = aggregate_prefix(tag);
-		const char *tdname = strmap_iget(&r->anon_names, dwarf_dieoffset(die));
+		const char *tdname = strmap_iget(&r->anon_names, die_key(die));
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
 		ti->size = size;
 		if (name) {
@@ -514,6 +600,10 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 		break;
 	}
 	default:
+		if (!is_type_tag(tag))
+			set_error(r, au_error_format("%s: corrupt .debug_info: a type reference leads to DIE 0x%llx, "
+						     "which is no type (tag 0x%x)", r->path,
+						     (unsigned long long)dwarf_dieoffset(die), (unsigned)tag));
 		ti->display = name ? name : "?";
 		ti->key = arena_printf(&r->model->arena, "tag%d:%s", tag, ti->display);
 		break;
@@ -588,8 +678,10 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		if (dwarf_decl_line(die, &line) == 0 && line > 0)
 			t->line = (unsigned)line;
 	}
-	if (depth > MAX_DEPTH)
+	if (depth > MAX_DEPTH) {
+		too_deep(r);
 		return t;
+	}
 
 	/* Two passes: count, then fill, so arrays live in the arena. */
 	size_t n = 0;
@@ -691,7 +783,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			}
 			int bt = dwarf_tag(&base);
 			if ((bt == DW_TAG_structure_type || bt == DW_TAG_union_type || bt == DW_TAG_class_type) &&
-			    !die_name(r, &base) && !strmap_iget(&r->anon_names, dwarf_dieoffset(&base)))
+			    !die_name(r, &base) && !strmap_iget(&r->anon_names, die_key(&base)))
 				m->anon = type_info_of(r, &base, depth + 1)->layout;
 		}
 		t->nmembers++;
@@ -726,11 +818,43 @@ static bool walk_error(struct reader *r, int rc, Dwarf_Die *die)
 	return true;
 }
 
-static void collect_typedefs(struct reader *r, Dwarf_Die *parent, int depth)
+static void walk_unit(struct reader *r, Dwarf_Die *cu, int pass);
+
+/* A DW_TAG_imported_unit (dwz): the partial unit it names, in this file or
+ * in the supplement, is read as if its DIEs stood here. */
+static void import_unit(struct reader *r, Dwarf_Die *die, int pass)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die pu;
+	if (!dwarf_attr(die, DW_AT_import, &attr) || !dwarf_formref_die(&attr, &pu)) {
+		set_error(r, au_error_format("%s: the unit at 0x%llx imports a unit that cannot be read%s", r->path,
+					     (unsigned long long)(dwarf_dieoffset(die) - dwarf_cuoffset(die)),
+					     r->has_alt ? "" : " (a dwz supplement is missing?)"));
+		return;
+	}
+	walk_unit(r, &pu, pass);
+}
+
+/* "ns::" prefixes of C++ namespaces, "(anonymous namespace)::" for one
+ * with no name. */
+static const char *qualify(struct reader *r, const char *qual, Dwarf_Die *ns)
+{
+	const char *n = die_name(r, ns);
+	return arena_printf(&r->model->arena, "%s%s::", qual, n ? n : "(anonymous namespace)");
+}
+
+/* Pass 1: remember which anonymous aggregates a typedef names, directly or
+ * through a pointer (typedef struct {...} *Ptr), and the namespace of every
+ * aggregate in one. */
+static void collect_typedefs(struct reader *r, Dwarf_Die *parent, const char *qual, int depth)
 {
 	Dwarf_Die child;
 	int rc;
-	if (depth > MAX_DEPTH || (rc = dwarf_child(parent, &child)) > 0 || walk_error(r, rc, NULL))
+	if (depth > MAX_DEPTH) {
+		too_deep(r);
+		return;
+	}
+	if ((rc = dwarf_child(parent, &child)) > 0 || walk_error(r, rc, NULL))
 		return;
 	do {
 		if (walk_error(r, 0, &child))
@@ -739,13 +863,30 @@ static void collect_typedefs(struct reader *r, Dwarf_Die *parent, int depth)
 		if (tag == DW_TAG_typedef) {
 			const char *name = die_name(r, &child);
 			Dwarf_Die target;
-			if (name && die_type(&child, &target) && is_aggregate_tag(dwarf_tag(&target)) &&
-			    !die_name(r, &target) && !is_declaration(&target) &&
-			    !strmap_iget(&r->anon_names, dwarf_dieoffset(&target)))
-				strmap_iput(&r->anon_names, dwarf_dieoffset(&target), arena_strdup(&r->model->arena, name));
+			bool ptr = false;
+			if (name && die_type(&child, &target) && dwarf_tag(&target) == DW_TAG_pointer_type &&
+			    die_type(&target, &target))
+				ptr = true;
+			if (name && (ptr || die_type(&child, &target)) && is_aggregate_tag(dwarf_tag(&target)) &&
+			    !die_name(r, &target) && !is_declaration(&target)) {
+				struct strmap *m = ptr ? &r->ptr_names : &r->anon_names;
+				if (!strmap_iget(m, die_key(&target)))
+					strmap_iput(m, die_key(&target),
+						    (void *)arena_printf(&r->model->arena, "%s%s%s", ptr ? "*" : "", qual, name));
+			}
+		} else if (tag == DW_TAG_imported_unit) {
+			import_unit(r, &child, 0);
 		} else if (tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
-			   tag == DW_TAG_union_type || tag == DW_TAG_namespace) {
-			collect_typedefs(r, &child, depth + 1);
+			   tag == DW_TAG_union_type || tag == DW_TAG_namespace || tag == DW_TAG_enumeration_type) {
+			if (tag == DW_TAG_namespace) {
+				collect_typedefs(r, &child, qualify(r, qual, &child), depth + 1);
+			} else {
+				if (*qual && die_name(r, &child))
+					strmap_iput(&r->qual_names, die_key(&child),
+						    (void *)arena_printf(&r->model->arena, "%s%s", qual, die_name(r, &child)));
+				if (tag != DW_TAG_enumeration_type)
+					collect_typedefs(r, &child, qual, depth + 1);
+			}
 		}
 	} while (!r->err && (rc = dwarf_siblingof(&child, &child)) == 0);
 	walk_error(r, rc, NULL);
@@ -770,38 +911,60 @@ static void read_anonymous_enum(struct reader *r, Dwarf_Die *die, const char *sc
 	layout_model_add(r->model, t);
 }
 
-/* Pass 2: every named definition, at any depth (g++ nests them). */
+/* Pass 2: every named definition, at any depth (g++ nests them), in any
+ * namespace. */
 static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope, int depth)
 {
 	Dwarf_Die child;
 	int rc;
-	if (depth > MAX_DEPTH || (rc = dwarf_child(parent, &child)) > 0 || walk_error(r, rc, NULL))
+	if (depth > MAX_DEPTH) {
+		too_deep(r);
+		return;
+	}
+	if ((rc = dwarf_child(parent, &child)) > 0 || walk_error(r, rc, NULL))
 		return;
 	do {
 		if (walk_error(r, 0, &child))
 			return;
 		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_imported_unit) {
+			import_unit(r, &child, 1);
+			if (r->err)
+				return;
+			continue;
+		}
+		if (tag == DW_TAG_namespace) {
+			collect_types(r, &child, scope, depth + 1);
+			if (r->err)
+				return;
+			continue;
+		}
 		if (!is_aggregate_tag(tag))
 			continue;
 		/* "struct foo", or the typedef naming an anonymous one: the type's
 		 * model name, and the scope of what g++ nests in it. */
-		const char *n = die_name(r, &child);
+		const char *n = strmap_iget(&r->qual_names, die_key(&child));
+		if (!n)
+			n = die_name(r, &child);
 		const char *name = n ? arena_printf(&r->model->arena, "%s %s", aggregate_prefix(tag), n)
-				     : strmap_iget(&r->anon_names, dwarf_dieoffset(&child));
+				     : strmap_iget(&r->anon_names, die_key(&child));
 		if (!is_declaration(&child) && dwarf_hasattr(&child, DW_AT_byte_size)) {
 			if (!name && tag == DW_TAG_enumeration_type) {
+				r->current = "an anonymous enum";
 				read_anonymous_enum(r, &child, scope);
 				if (r->err)
 					return;
 				continue;
 			}
 			if (name && !layout_model_find(r->model, name)) {
+				r->current = name;
 				struct layout_type *t = read_aggregate(r, &child, name, 0);
 				if (r->err)
 					return;
 				t->scope = scope;
 				layout_model_add(r->model, t);
 			}
+			r->definitions++;
 		}
 		if (tag != DW_TAG_enumeration_type)
 			collect_types(r, &child, name, depth + 1);
@@ -809,74 +972,6 @@ static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope
 			return;
 	} while ((rc = dwarf_siblingof(&child, &child)) == 0);
 	walk_error(r, rc, NULL);
-}
-
-static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
-			char **debuginfo_file_name)
-{
-	/* Only the object's own sections: no separate debug files, no
-	 * debuginfod, so a result never depends on the machine. */
-	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
-	(void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
-	return -1;
-}
-
-static char *no_path;
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_debuginfo = no_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &no_path,
-};
-
-/* Checks that path is a readable, non-empty ELF file, so that the common bad
- * inputs get a precise reason rather than libdwfl's generic one. */
-static struct au_error *check_input(const char *path, bool *big_endian, unsigned *address_size,
-				    bool *has_debug_info)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return au_error_format("%s: %s", path, strerror(errno));
-	struct stat st;
-	struct au_error *err = NULL;
-	if (fstat(fd, &st) != 0) {
-		err = au_error_format("%s: %s", path, strerror(errno));
-	} else if (S_ISDIR(st.st_mode)) {
-		err = au_error_format("%s: is a directory", path);
-	} else if (!S_ISREG(st.st_mode)) {
-		err = au_error_format("%s: not a regular file", path);
-	} else if (st.st_size == 0) {
-		err = au_error_format("%s: empty file", path);
-	} else {
-		Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		if (!elf || elf_kind(elf) != ELF_K_ELF) {
-			err = au_error_format("%s: not an ELF object file", path);
-		} else {
-			GElf_Ehdr eh;
-			if (!gelf_getehdr(elf, &eh)) {
-				err = au_error_format("%s: truncated or corrupt ELF header", path);
-			} else {
-				*big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
-				*address_size = eh.e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
-				size_t shstrndx;
-				if (elf_getshdrstrndx(elf, &shstrndx) != 0) {
-					err = au_error_format("%s: corrupt section table: %s", path, elf_errmsg(-1));
-				} else {
-					Elf_Scn *scn = NULL;
-					GElf_Shdr sh;
-					while (!*has_debug_info && (scn = elf_nextscn(elf, scn))) {
-						const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
-						*has_debug_info = n && (strcmp(n, ".debug_info") == 0 ||
-									strcmp(n, ".zdebug_info") == 0) &&
-								  sh.sh_type != SHT_NOBITS;
-					}
-				}
-			}
-		}
-		elf_end(elf);
-	}
-	close(fd);
-	return err;
 }
 
 static enum layout_lang language_of(Dwarf_Word lang)
@@ -900,20 +995,685 @@ static enum layout_lang language_of(Dwarf_Word lang)
 	}
 }
 
+/* Reads one unit (a compile, partial or type unit, or a split unit), once
+ * per pass whoever imports it. */
+static void walk_unit(struct reader *r, Dwarf_Die *cu, int pass)
+{
+	if (strmap_iget(&r->visited[pass], die_key(cu)))
+		return;
+	strmap_iput(&r->visited[pass], die_key(cu), r);
+	Dwarf *dw = dwarf_cu_getdwarf(cu->cu);
+	add_regions(r, dw ? dwarf_getelf(dw) : NULL, r->path);
+	if (r->err)
+		return;
+	const char *saved = r->comp_dir;
+	bool saved_files = r->no_files;
+	/* Type units and split units have no DW_AT_comp_dir: theirs is the
+	 * compile unit's (the skeleton's, for a split unit). */
+	r->comp_dir = r->default_comp_dir;
+	Dwarf_Attribute attr;
+	if (dwarf_attr(cu, DW_AT_comp_dir, &attr)) {
+		const char *cd = dwarf_formstring(&attr);
+		if (string_ok(r, cd)) {
+			r->comp_dir = cd;
+			if (!r->default_comp_dir)
+				r->default_comp_dir = cd;
+		}
+	}
+	/* libdw 0.188 asserts in dwarf_decl_file on a split unit whose file
+	 * table was not read first: read it here, and use no declaring files
+	 * in a unit whose table cannot be read. */
+	Dwarf_Files *files;
+	size_t nfiles;
+	r->no_files = dwarf_getsrcfiles(cu, &files, &nfiles) != 0;
+	r->units++;
+	if (pass == 0 && r->model->lang == LANG_UNKNOWN && dwarf_tag(cu) != DW_TAG_type_unit) {
+		Dwarf_Word lang;
+		if (attr_udata(cu, DW_AT_language, &lang))
+			r->model->lang = language_of(lang);
+	}
+	if (pass == 0)
+		collect_typedefs(r, cu, "", 0);
+	else
+		collect_types(r, cu, NULL, 0);
+	r->comp_dir = saved;
+	r->no_files = saved_files;
+}
+
+static const char *unit_dwo_name(struct reader *r, Dwarf_Die *cu)
+{
+	Dwarf_Attribute attr;
+	const char *n = NULL;
+	if (dwarf_attr(cu, DW_AT_dwo_name, &attr) || dwarf_attr(cu, DW_AT_GNU_dwo_name, &attr))
+		n = dwarf_formstring(&attr);
+	return n && string_ok(r, n) ? n : "(unnamed)";
+}
+
+static void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass);
+
+/* Every unit of one Dwarf: compile and partial units, type units (DWARF 4
+ * .debug_types and DWARF 5 DW_UT_type), and through each skeleton unit the
+ * split unit of its .dwo. A unit that cannot be read is an error naming the
+ * file and the unit's offset: never a partial model. */
+static void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass)
+{
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Half version;
+	uint8_t ut;
+	Dwarf_Die cudie, subdie;
+	unsigned long long last = 0;
+	int rc;
+	while (!r->err && (rc = dwarf_get_units(dw, cu, &next, &version, &ut, &cudie, &subdie)) == 0) {
+		cu = next;
+		if (!cudie.addr || dwarf_tag(&cudie) == DW_TAG_invalid) {
+			set_error(r, au_error_format("%s: a unit at or after offset 0x%llx cannot be read (DWARF version %u, "
+						     "unit type 0x%x)", file, last, (unsigned)version, (unsigned)ut));
+			return;
+		}
+		unsigned long long off = dwarf_dieoffset(&cudie) - dwarf_cuoffset(&cudie);
+		last = off;
+		switch (ut) {
+		case DW_UT_compile:
+		case DW_UT_partial:
+		case DW_UT_type:
+		case DW_UT_split_compile:
+		case DW_UT_split_type:
+			walk_unit(r, &cudie, pass);
+			break;
+		case DW_UT_skeleton: {
+			if (!subdie.addr || dwarf_tag(&subdie) == DW_TAG_invalid) {
+				Dwarf_Attribute attr;
+				const char *cd = dwarf_attr(&cudie, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr) : NULL;
+				set_error(r, au_error_format("%s: the split DWARF unit at 0x%llx is in %s, which was not found "
+							     "(looked in %s and beside %s)", file, off,
+							     unit_dwo_name(r, &cudie), cd && string_ok(r, cd) ? cd : "(no comp_dir)",
+							     file));
+				return;
+			}
+			Dwarf *sd = dwarf_cu_getdwarf(subdie.cu);
+			if (sd && !strmap_iget(&r->visited[pass], (uint64_t)(uintptr_t)sd)) {
+				/* The .dwo's own type units as well as its compile unit. */
+				strmap_iput(&r->visited[pass], (uint64_t)(uintptr_t)sd, r);
+				Dwarf_Attribute attr;
+				const char *cd = dwarf_attr(&cudie, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr) : NULL;
+				const char *saved = r->default_comp_dir;
+				r->default_comp_dir = cd && string_ok(r, cd) ? cd : saved;
+				walk_units(r, sd, unit_dwo_name(r, &cudie), pass);
+				r->default_comp_dir = saved;
+			}
+			break;
+		}
+		default:
+			set_error(r, au_error_format("%s: the unit at 0x%llx has unit type 0x%x, which this reader does not "
+						     "know: not read", file, off, (unsigned)ut));
+			return;
+		}
+	}
+	if (rc < 0 && !r->err) {
+		int e = dwarf_errno();
+		set_error(r, au_error_format("%s: corrupt debug information after the unit at 0x%llx: %s", file, last,
+					     dwarf_errmsg(e)));
+	}
+}
+
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			char **debuginfo_file_name)
+{
+	/* Only the object's own sections: no separate debug files, no
+	 * debuginfod, so a result never depends on the machine. A dwz
+	 * supplement is found by dwarf_read_layouts itself. */
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	(void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
+	return -1;
+}
+
+static char *no_path;
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = no_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &no_path,
+};
+
+/* Opens an input once, without blocking (a FIFO with no writer must not
+ * hang), and insists on a regular file. */
+int au_open_input(const char *path, struct au_error **err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		*err = au_error_format("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		*err = au_error_format("%s: %s", path, strerror(errno));
+	else if (S_ISDIR(st.st_mode))
+		*err = au_error_format("%s: is a directory", path);
+	else if (S_ISFIFO(st.st_mode))
+		*err = au_error_format("%s: is a pipe (FIFO), not a regular file: give a file", path);
+	else if (S_ISSOCK(st.st_mode))
+		*err = au_error_format("%s: is a socket, not a regular file", path);
+	else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+		*err = au_error_format("%s: is a device, not a regular file", path);
+	else if (!S_ISREG(st.st_mode))
+		*err = au_error_format("%s: not a regular file", path);
+	else if (st.st_size == 0)
+		*err = au_error_format("%s: empty file", path);
+	else {
+		/* Reads block from here on: a regular file never waits. */
+		int fl = fcntl(fd, F_GETFL);
+		if (fl >= 0)
+			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+		return fd;
+	}
+	close(fd);
+	return -1;
+}
+
+static bool section_is(const char *n, const char *want)
+{
+	size_t wl = strlen(want);
+	if (strncmp(n, ".zdebug_", 8) == 0 && strcmp(n + 8, want + 7) == 0)
+		return true;
+	return strncmp(n, want, wl) == 0 && (n[wl] == '\0' || strcmp(n + wl, ".dwo") == 0);
+}
+
+struct input_facts {
+	bool big_endian;
+	unsigned address_size;
+	bool has_debug_info;      /* .debug_info or .debug_types, also as .dwo */
+	bool has_lto;             /* .gnu.lto_* sections: GCC's LTO bytecode */
+	bool has_llvm_bitcode;
+	bool grouped_debug;       /* debug sections in COMDAT groups (type units in a .o) */
+};
+
+/* Checks that the file is a readable ELF file with debug information, so
+ * that the common bad inputs get a precise reason rather than libdwfl's
+ * generic one. */
+static struct au_error *check_elf(const char *path, int fd, struct input_facts *f)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return au_error_format("%s: %s", path, strerror(errno));
+	unsigned char ident[EI_NIDENT];
+	ssize_t got = pread(fd, ident, sizeof(ident), 0);
+	if (got >= 8 && memcmp(ident, "!<arch>\n", 8) == 0)
+		return au_error_format("%s: archive: not supported (give its members, e.g. extracted with ar x)", path);
+	if (got >= 8 && memcmp(ident, "!<thin>\n", 8) == 0)
+		return au_error_format("%s: thin archive: not supported (give its members)", path);
+	if (got >= 4 && memcmp(ident, "BC\xc0\xde", 4) == 0)
+		return au_error_format("%s: LLVM bitcode (an LTO-only object, built with -flto): no DWARF; build "
+				       "without -flto, or with -ffat-lto-objects", path);
+	if (got < 4 || memcmp(ident, ELFMAG, SELFMAG) != 0)
+		return au_error_format("%s: not an ELF object file", path);
+	if (got < EI_NIDENT)
+		return au_error_format("%s: truncated ELF file (%zd bytes)", path, got);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	struct au_error *err = NULL;
+	GElf_Ehdr eh;
+	size_t shstrndx, shnum;
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		err = au_error_format("%s: corrupt ELF file: %s", path, elf_errmsg(-1));
+	} else if (!gelf_getehdr(elf, &eh)) {
+		err = au_error_format("%s: truncated or corrupt ELF header", path);
+	} else if (eh.e_shoff >= (uint64_t)st.st_size && eh.e_shoff) {
+		err = au_error_format("%s: truncated: its section table would start at byte %llu of %lld", path,
+				      (unsigned long long)eh.e_shoff, (long long)st.st_size);
+	} else if (elf_getshdrnum(elf, &shnum) != 0 || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+		err = au_error_format("%s: corrupt section table: %s", path, elf_errmsg(-1));
+	} else if (eh.e_shoff + (uint64_t)shnum * eh.e_shentsize > (uint64_t)st.st_size) {
+		err = au_error_format("%s: truncated: its section table runs past the end of the file", path);
+	} else {
+		f->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+		f->address_size = eh.e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+		Elf_Scn *scn = NULL;
+		GElf_Shdr sh;
+		while (!err && (scn = elf_nextscn(elf, scn))) {
+			if (!gelf_getshdr(scn, &sh)) {
+				err = au_error_format("%s: corrupt section table: %s", path, elf_errmsg(-1));
+				break;
+			}
+			const char *n = elf_strptr(elf, shstrndx, sh.sh_name);
+			if (!n) {
+				err = au_error_format("%s: corrupt section table: a section name is outside its string table",
+						      path);
+				break;
+			}
+			if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size > (uint64_t)st.st_size) {
+				err = au_error_format("%s: truncated: section %s runs past the end of the file", path, n);
+				break;
+			}
+			bool dbg = section_is(n, ".debug_info") || section_is(n, ".debug_types");
+			if (dbg && sh.sh_type != SHT_NOBITS)
+				f->has_debug_info = true;
+			if (strncmp(n, ".debug_", 7) == 0 && (sh.sh_flags & SHF_GROUP))
+				f->grouped_debug = true;
+			if (strncmp(n, ".gnu.lto_", 9) == 0)
+				f->has_lto = true;
+			if (strcmp(n, ".llvmbc") == 0 || strcmp(n, ".llvm.lto") == 0)
+				f->has_llvm_bitcode = true;
+		}
+	}
+	elf_end(elf);
+	return err;
+}
+
+/* ---- Type units in a relocatable object ----
+ * gcc and clang put each type unit of a .o (-fdebug-types-section) in a
+ * COMDAT group of its own: several sections called .debug_types (DWARF 4)
+ * or .debug_info (DWARF 5), each with its relocations. The linker keeps one
+ * of each group and concatenates them; libdw reads only one section of a
+ * name. So for such an object the reader makes the linker's view in a
+ * private copy of the file: the sections of one name concatenated (the
+ * ungrouped one first, so its offsets stay), their relocation entries
+ * concatenated with their offsets moved likewise, section symbols moved,
+ * and the other copies unnamed. libdwfl then applies the relocations as for
+ * any object, for any architecture. */
+
+static uint64_t get_uint(const unsigned char *p, unsigned size, bool be)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < size; i++)
+		v |= (uint64_t)p[be ? size - 1 - i : i] << (8 * i);
+	return v;
+}
+
+static void put_uint(unsigned char *p, unsigned size, bool be, uint64_t v)
+{
+	for (unsigned i = 0; i < size; i++)
+		p[be ? size - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+struct growbuf {
+	unsigned char *data;
+	size_t len, cap;
+};
+
+static size_t grow_append(struct growbuf *b, const void *p, size_t n, size_t align)
+{
+	size_t at = (b->len + align - 1) & ~(align - 1);
+	if (at + n > b->cap) {
+		b->cap = 2 * (at + n) + 4096;
+		b->data = xrealloc(b->data, b->cap);
+	}
+	memset(b->data + b->len, 0, at - b->len);
+	if (n)
+		memcpy(b->data + at, p, n);
+	b->len = at + n;
+	return at;
+}
+
+/* The field offsets of a section header and a symbol, per class. */
+struct elf_layout {
+	bool be, is64;
+	unsigned shentsize;
+};
+
+static void shdr_put(unsigned char *img, const GElf_Ehdr *eh, const struct elf_layout *L, size_t idx,
+		     const GElf_Shdr *sh)
+{
+	unsigned char *p = img + eh->e_shoff + idx * L->shentsize;
+	if (L->is64) {
+		put_uint(p + 0, 4, L->be, sh->sh_name);
+		put_uint(p + 4, 4, L->be, sh->sh_type);
+		put_uint(p + 8, 8, L->be, sh->sh_flags);
+		put_uint(p + 24, 8, L->be, sh->sh_offset);
+		put_uint(p + 32, 8, L->be, sh->sh_size);
+		put_uint(p + 44, 4, L->be, sh->sh_info);
+	} else {
+		put_uint(p + 0, 4, L->be, sh->sh_name);
+		put_uint(p + 4, 4, L->be, sh->sh_type);
+		put_uint(p + 8, 4, L->be, sh->sh_flags);
+		put_uint(p + 16, 4, L->be, sh->sh_offset);
+		put_uint(p + 20, 4, L->be, sh->sh_size);
+		put_uint(p + 28, 4, L->be, sh->sh_info);
+	}
+}
+
+static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return au_error_format("%s: %s", path, strerror(errno));
+	/* orig: the file as it is; img: the copy that grows. */
+	unsigned char *orig = xrealloc(NULL, (size_t)st.st_size);
+	ssize_t got = pread(fd, orig, (size_t)st.st_size, 0);
+	if (got != st.st_size) {
+		free(orig);
+		return au_error_format("%s: read error: %s", path, got < 0 ? strerror(errno) : "short read");
+	}
+	struct growbuf img = { .data = xrealloc(NULL, (size_t)st.st_size + 4096), .cap = (size_t)st.st_size + 4096 };
+	memcpy(img.data, orig, (size_t)st.st_size);
+	img.len = (size_t)st.st_size;
+	struct au_error *err = NULL;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr eh;
+	size_t shnum = 0, shstrndx;
+	if (!elf || !gelf_getehdr(elf, &eh) || elf_getshdrnum(elf, &shnum) != 0 ||
+	    elf_getshdrstrndx(elf, &shstrndx) != 0 || shnum >= SHN_LORESERVE) {
+		err = au_error_format("%s: corrupt section table: %s", path, elf_errmsg(-1));
+		goto out;
+	}
+	struct elf_layout L = { .be = eh.e_ident[EI_DATA] == ELFDATA2MSB, .is64 = eh.e_ident[EI_CLASS] == ELFCLASS64,
+				.shentsize = eh.e_shentsize };
+	GElf_Shdr *sh = xrealloc(NULL, shnum * sizeof(*sh));
+	const char **names = xrealloc(NULL, shnum * sizeof(*names));
+	bool *done = xrealloc(NULL, shnum);
+	memset(done, 0, shnum);
+	for (size_t i = 0; i < shnum; i++) {
+		Elf_Scn *scn = elf_getscn(elf, i);
+		if (!scn || !gelf_getshdr(scn, &sh[i]) || !(names[i] = elf_strptr(elf, shstrndx, sh[i].sh_name))) {
+			err = au_error_format("%s: corrupt section table: %s", path, elf_errmsg(-1));
+			goto out_arrays;
+		}
+	}
+	size_t symtab = 0;
+	for (size_t i = 1; i < shnum; i++)
+		if (sh[i].sh_type == SHT_SYMTAB)
+			symtab = i;
+	unsigned symsize = L.is64 ? 24 : 16;
+	for (size_t i = 1; i < shnum && !err; i++) {
+		if (done[i] || strncmp(names[i], ".debug_", 7) != 0 || sh[i].sh_type == SHT_NOBITS)
+			continue;
+		/* All sections of this name; the ungrouped one first. */
+		size_t parts[1024], np = 0;
+		for (int grouped = 0; grouped < 2; grouped++)
+			for (size_t j = i; j < shnum && np < 1024; j++)
+				if (!done[j] && sh[j].sh_type == sh[i].sh_type && strcmp(names[j], names[i]) == 0 &&
+				    !!(sh[j].sh_flags & SHF_GROUP) == grouped)
+					parts[np++] = j;
+		for (size_t k = 0; k < np; k++)
+			done[parts[k]] = true;
+		if (np < 2)
+			continue;
+		uint64_t bases[1024];
+		size_t data_start = 0;
+		for (size_t k = 0; k < np; k++) {
+			if (sh[parts[k]].sh_flags & SHF_COMPRESSED) {
+				err = au_error_format("%s: compressed %s sections in COMDAT groups (type units): not "
+						      "supported", path, names[i]);
+				break;
+			}
+			size_t at = grow_append(&img, orig + sh[parts[k]].sh_offset, sh[parts[k]].sh_size,
+						k ? 1 : 16);
+			if (k == 0)
+				data_start = at;
+			bases[k] = at - data_start;
+		}
+		if (err)
+			break;
+		/* Relocations of each part, with offsets moved. */
+		size_t rel_primary = 0;
+		size_t rel_start = 0, rel_len = 0;
+		unsigned rel_type = 0;
+		for (size_t k = 0; k < np; k++) {
+			for (size_t j = 1; j < shnum; j++) {
+				if ((sh[j].sh_type != SHT_RELA && sh[j].sh_type != SHT_REL) || sh[j].sh_info != parts[k])
+					continue;
+				if (rel_primary && (sh[j].sh_type != rel_type || sh[j].sh_link != sh[rel_primary].sh_link)) {
+					err = au_error_format("%s: mixed relocation sections for %s: not supported", path,
+							      names[i]);
+					break;
+				}
+				if (!rel_primary) {
+					rel_primary = j;
+					rel_type = sh[j].sh_type;
+				}
+				size_t entsize = sh[j].sh_entsize ? sh[j].sh_entsize
+						 : L.is64 ? (rel_type == SHT_RELA ? 24 : 16) : (rel_type == SHT_RELA ? 12 : 8);
+				size_t at = grow_append(&img, orig + sh[j].sh_offset, sh[j].sh_size, rel_len ? 1 : 8);
+				if (!rel_len)
+					rel_start = at;
+				rel_len = at + sh[j].sh_size - rel_start;
+				for (size_t e = 0; e + entsize <= sh[j].sh_size; e += entsize) {
+					unsigned char *p = img.data + at + e;
+					unsigned w = L.is64 ? 8 : 4;
+					put_uint(p, w, L.be, get_uint(p, w, L.be) + bases[k]);
+				}
+				if (j != rel_primary) {
+					GElf_Shdr hide = sh[j];
+					hide.sh_name = 0;
+					hide.sh_type = SHT_PROGBITS;
+					hide.sh_flags &= ~(uint64_t)SHF_GROUP;
+					shdr_put(img.data, &eh, &L, j, &hide);
+				}
+			}
+			if (err)
+				break;
+		}
+		if (err)
+			break;
+		/* Section symbols of the other parts point into the merged one. */
+		if (symtab && sh[symtab].sh_offset + sh[symtab].sh_size <= (uint64_t)st.st_size) {
+			for (uint64_t e = 0; e + symsize <= sh[symtab].sh_size; e += symsize) {
+				unsigned char *p = img.data + sh[symtab].sh_offset + e;
+				unsigned char *shndx = p + (L.is64 ? 6 : 14);
+				unsigned char *value = p + (L.is64 ? 8 : 4);
+				uint64_t ndx = get_uint(shndx, 2, L.be);
+				for (size_t k = 1; k < np; k++) {
+					if (ndx != parts[k])
+						continue;
+					put_uint(shndx, 2, L.be, parts[0]);
+					put_uint(value, L.is64 ? 8 : 4, L.be, get_uint(value, L.is64 ? 8 : 4, L.be) + bases[k]);
+				}
+			}
+		}
+		GElf_Shdr merged = sh[parts[0]];
+		merged.sh_offset = data_start;
+		merged.sh_size = bases[np - 1] + sh[parts[np - 1]].sh_size;
+		merged.sh_flags &= ~(uint64_t)SHF_GROUP;
+		shdr_put(img.data, &eh, &L, parts[0], &merged);
+		for (size_t k = 1; k < np; k++) {
+			GElf_Shdr hide = sh[parts[k]];
+			hide.sh_name = 0;
+			hide.sh_flags &= ~(uint64_t)SHF_GROUP;
+			shdr_put(img.data, &eh, &L, parts[k], &hide);
+		}
+		if (rel_primary) {
+			GElf_Shdr rel = sh[rel_primary];
+			rel.sh_offset = rel_start;
+			rel.sh_size = rel_len;
+			rel.sh_info = (uint32_t)parts[0];
+			rel.sh_flags &= ~(uint64_t)SHF_GROUP;
+			shdr_put(img.data, &eh, &L, rel_primary, &rel);
+		}
+	}
+	if (!err) {
+		int mfd = memfd_create("abidiff-uapi-merged", MFD_CLOEXEC);
+		if (mfd < 0 || write(mfd, img.data, img.len) != (ssize_t)img.len) {
+			err = au_error_format("%s: cannot make a merged copy: %s", path, strerror(errno));
+			if (mfd >= 0)
+				close(mfd);
+		} else {
+			*ret_fd = mfd;
+		}
+	}
+out_arrays:
+	free(sh);
+	free(names);
+	free(done);
+out:
+	elf_end(elf);
+	free(img.data);
+	free(orig);
+	return err;
+}
+
+/* ---- dwz supplements ---- */
+
+static bool file_exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The supplement's name as .debug_sup (DWARF 5) records it. */
+static const char *debug_sup_name(Elf *elf, bool *is_sup)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	*is_sup = false;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (!n || strcmp(n, ".debug_sup") != 0)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || d->d_size < 4)
+			return NULL;
+		const char *p = (const char *)d->d_buf;
+		*is_sup = p[2] != 0;
+		if (!memchr(p + 3, '\0', d->d_size - 3))
+			return NULL;
+		return p + 3;
+	}
+	return NULL;
+}
+
+struct alt_file {
+	int fd;
+	Elf *elf;
+	Dwarf *dw;
+};
+
+static bool same_build_id(Elf *elf, const void *id, ssize_t len)
+{
+	const void *got;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &got);
+	return n == len && memcmp(got, id, (size_t)len) == 0;
+}
+
+/* Finds, opens and checks the supplement named in the main file: the
+ * --alt files first (matched by build ID, or by name for .debug_sup), then
+ * the recorded name (absolute, or relative to the object's directory), then
+ * its file name beside the object. */
+static struct au_error *open_alt(const char *path, Dwarf *dw, const struct dwarf_read_options *opts,
+				 struct alt_file *alt, bool *has_alt)
+{
+	const char *name = NULL;
+	const void *bid = NULL;
+	ssize_t blen = dwelf_dwarf_gnu_debugaltlink(dw, &name, &bid);
+	bool is_sup = false;
+	if (blen <= 0) {
+		blen = 0;
+		name = debug_sup_name(dwarf_getelf(dw), &is_sup);
+		if (is_sup || !name || !*name)
+			return NULL;  /* no supplement, or this is one */
+	}
+	char *cands[MAX_ALT_FILES + 4];
+	size_t nc = 0;
+	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	for (size_t i = 0; opts && i < opts->nalt; i++)
+		if (asprintf(&cands[nc], "%s", opts->alt[i]) >= 0)
+			nc++;
+	char *dir = strdup(path);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	if (slash)
+		*slash = '\0';
+	const char *d = slash ? dir : ".";
+	if (name[0] == '/') {
+		if (asprintf(&cands[nc], "%s", name) >= 0)
+			nc++;
+	} else if (asprintf(&cands[nc], "%s/%s", d, name) >= 0) {
+		nc++;
+	}
+	if (asprintf(&cands[nc], "%s/%s", d, base) >= 0)
+		nc++;
+	struct au_error *err = NULL;
+	bool found = false, mismatch = false;
+	for (size_t i = 0; i < nc && !found; i++) {
+		bool from_opt = opts && i < opts->nalt;
+		if (!file_exists(cands[i]))
+			continue;
+		if (from_opt && !blen) {
+			const char *ob = strrchr(cands[i], '/') ? strrchr(cands[i], '/') + 1 : cands[i];
+			if (strcmp(ob, base) != 0)
+				continue;
+		}
+		int fd = au_open_input(cands[i], &err);
+		if (fd < 0) {
+			au_error_destroy(err);
+			err = NULL;
+			continue;
+		}
+		Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (!elf || (blen && !same_build_id(elf, bid, blen))) {
+			mismatch = mismatch || (elf && !from_opt);
+			elf_end(elf);
+			close(fd);
+			continue;
+		}
+		Dwarf *adw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+		if (!adw) {
+			err = au_error_format("%s: its dwz supplement %s has unreadable DWARF: %s", path, cands[i],
+					      dwarf_errmsg(-1));
+			elf_end(elf);
+			close(fd);
+			break;
+		}
+		dwarf_setalt(dw, adw);
+		alt->fd = fd;
+		alt->elf = elf;
+		alt->dw = adw;
+		*has_alt = true;
+		found = true;
+	}
+	if (!found && !err)
+		err = au_error_format("%s: its dwz supplement %s was not found%s (looked beside the object; give it "
+				      "with --alt FILE)", path, name, mismatch ? " with a matching build ID" : "");
+	for (size_t i = 0; i < nc; i++)
+		free(cands[i]);
+	free(dir);
+	return err;
+}
+
+
 struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model)
+{
+	return dwarf_read_layouts_opts(path, model, NULL);
+}
+
+struct au_error *dwarf_read_layouts_opts(const char *path, struct layout_model *model,
+					 const struct dwarf_read_options *opts)
 {
 	elf_version(EV_CURRENT);
 	struct reader r = { .model = model, .path = path };
-	bool has_debug_info = false;
-	struct au_error *err = check_input(path, &r.big_endian, &r.address_size, &has_debug_info);
-	if (err)
+	struct input_facts facts = { 0 };
+	struct au_error *err = NULL;
+	int fd = au_open_input(path, &err);
+	if (fd < 0)
 		return err;
-	if (!has_debug_info)
-		return au_error_format("%s: no DWARF debug information (stripped, or built without -g)", path);
+	err = check_elf(path, fd, &facts);
+	if (!err && !facts.has_debug_info) {
+		if (facts.has_lto || facts.has_llvm_bitcode)
+			err = au_error_format("%s: an LTO-only object (built with -flto): its code is LTO bytecode with "
+					      "no DWARF; build without -flto, or with -ffat-lto-objects", path);
+		else
+			err = au_error_format("%s: no DWARF debug information (stripped, or built without -g)", path);
+	}
+	if (!err && facts.grouped_debug) {
+		int mfd = -1;
+		err = merge_grouped(path, fd, &mfd);
+		if (!err) {
+			close(fd);
+			fd = mfd;
+		}
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	r.big_endian = facts.big_endian;
+	r.address_size = facts.address_size;
 	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
-	if (!dwfl)
+	if (!dwfl) {
+		close(fd);
 		return au_error_format("%s: %s", path, dwfl_errmsg(-1));
-	Dwfl_Module *mod = dwfl_report_offline(dwfl, path, path, -1);
+	}
+	/* libdwfl owns fd from here, and closes it. */
+	Dwfl_Module *mod = dwfl_report_offline(dwfl, path, path, fd);
 	if (!mod || dwfl_report_end(dwfl, NULL, NULL) != 0) {
 		err = au_error_format("%s: %s", path, dwfl_errmsg(-1));
 		dwfl_end(dwfl);
@@ -928,62 +1688,63 @@ struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model
 	}
 	strmap_init(&r.infos);
 	strmap_init(&r.anon_names);
+	strmap_init(&r.ptr_names);
+	strmap_init(&r.qual_names);
 	strmap_init(&r.files);
+	strmap_init(&r.visited[0]);
+	strmap_init(&r.visited[1]);
+	struct alt_file alt = { .fd = -1 };
 
-	const char *bad = find_regions(&r, dw);
-	if (bad) {
-		/* Formatted first: the section's name belongs to the Elf. */
-		err = au_error_format("%s: corrupt %s: its last string is not terminated", path, bad);
-		dwfl_end(dwfl);
-		return err;
+	add_regions(&r, dwarf_getelf(dw), path);
+	if (!r.err)
+		r.err = open_alt(path, dw, opts, &alt, &r.has_alt);
+	if (alt.elf)
+		add_regions(&r, alt.elf, path);
+
+	/* Type units (also in split units): DW_UT_type in a unit header, or
+	 * DWARF 4's .debug_types. */
+	have_type_units = false;
+	{
+		Dwarf_CU *cu = NULL, *next;
+		Dwarf_Half version;
+		uint8_t ut;
+		while (!have_type_units && dwarf_get_units(dw, cu, &next, &version, &ut, NULL, NULL) == 0) {
+			cu = next;
+			have_type_units = ut == DW_UT_type || ut == DW_UT_split_type || ut == DW_UT_skeleton;
+		}
 	}
 
 	/* Pass 1 over all units first: a typedef in one place may name an
 	 * anonymous aggregate that a member elsewhere uses. */
 	for (int pass = 0; pass < 2 && !r.err; pass++) {
-		Dwarf_Off off = 0, next;
-		size_t hsize;
-		int units = 0;
-		int rc;
-		while ((rc = dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) == 0) {
-			Dwarf_Die cu;
-			if (!dwarf_offdie(dw, off + hsize, &cu) || dwarf_tag(&cu) == DW_TAG_invalid) {
-				r.err = dw_error(&r, "corrupt .debug_info");
-				break;
+		walk_units(&r, dw, path, pass);
+		if (pass == 0) {
+			/* A typedef of the type itself wins over one of a pointer to it. */
+			for (size_t i = 0; i < r.ptr_names.capacity; i++) {
+				struct strmap_slot *sl = &r.ptr_names.slots[i];
+				if (sl->used && !strmap_iget(&r.anon_names, sl->ikey))
+					strmap_iput(&r.anon_names, sl->ikey, sl->value);
 			}
-			units++;
-			r.comp_dir = NULL;
-			Dwarf_Attribute attr;
-			if (dwarf_attr(&cu, DW_AT_comp_dir, &attr)) {
-				r.comp_dir = dwarf_formstring(&attr);
-				if (!string_ok(&r, r.comp_dir))
-					r.comp_dir = NULL;
-			}
-			if (pass == 0 && model->lang == LANG_UNKNOWN) {
-				Dwarf_Word lang;
-				if (attr_udata(&cu, DW_AT_language, &lang))
-					model->lang = language_of(lang);
-			}
-			if (pass == 0)
-				collect_typedefs(&r, &cu, 0);
-			else
-				collect_types(&r, &cu, NULL, 0);
-			if (r.err)
-				break;
-			if (next <= off) {
-				r.err = au_error_format("%s: corrupt .debug_info: unit list loops", path);
-				break;
-			}
-			off = next;
 		}
-		if (rc < 0 && !r.err)
-			r.err = dw_error(&r, "corrupt .debug_info");
-		else if (units == 0 && !r.err)
-			r.err = au_error_format("%s: no DWARF compilation units", path);
 	}
+	if (!r.err && r.units == 0)
+		r.err = au_error_format("%s: no DWARF compilation units", path);
+	else if (!r.err && model->ntypes == 0)
+		r.err = au_error_format("%s: no struct, union or enum definition read from its debug information "
+					"(%zu units, %zu definitions)", path, r.units / 2, r.definitions);
 	strmap_deinit(&r.infos);
 	strmap_deinit(&r.anon_names);
+	strmap_deinit(&r.ptr_names);
+	strmap_deinit(&r.qual_names);
 	strmap_deinit(&r.files);
+	strmap_deinit(&r.visited[0]);
+	strmap_deinit(&r.visited[1]);
 	dwfl_end(dwfl);
+	if (alt.dw)
+		dwarf_end(alt.dw);
+	if (alt.elf)
+		elf_end(alt.elf);
+	if (alt.fd >= 0)
+		close(alt.fd);
 	return r.err;
 }

@@ -1,15 +1,34 @@
 /* Reads the DWARF of an ELF object (relocatable, shared or executable;
- * DWARF 4 or 5; gcc or clang; ELF32 or ELF64; compressed sections) into a
- * layout model. Relocatable objects go through libdwfl, which applies the
- * .rela.debug_* relocations that plain dwarf_begin() leaves undone. */
+ * DWARF 4 or 5; gcc or clang; ELF32 or ELF64; compressed sections; type
+ * units; split DWARF .dwo files; dwz supplements) into a layout model.
+ * Relocatable objects go through libdwfl, which applies the .rela.debug_*
+ * relocations that plain dwarf_begin() leaves undone. */
 #ifndef AU_DWARF_READER_H
 #define AU_DWARF_READER_H
+
+#include <stddef.h>
 
 #include "error.h"
 #include "model.h"
 
+enum { MAX_ALT_FILES = 8 };
+
+struct dwarf_read_options {
+	/* Candidate dwz supplements (--alt): the one whose build ID (or, for
+	 * DWARF 5 .debug_sup, file name) the object names is used. */
+	const char *alt[MAX_ALT_FILES];
+	size_t nalt;
+};
+
 /* Fills an initialised model. On error the model holds a partial read and
  * must still be deinitialised; the error names the file and the reason. */
 struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model);
+struct au_error *dwarf_read_layouts_opts(const char *path, struct layout_model *model,
+					 const struct dwarf_read_options *opts);
+
+/* Opens an input for reading once: without blocking, and only if it is a
+ * non-empty regular file (a FIFO is refused at once). Returns the fd, or -1
+ * and sets *err. */
+int au_open_input(const char *path, struct au_error **err);
 
 #endif
