@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "btf_reader.h"
+#include "input.h"
 
-enum { MAX_DEPTH = 48 };
+/* As in the DWARF reader: deeper nesting is an error, never a silent cut. */
+enum { MAX_DEPTH = 1024 };
 
 struct btf_info {
 	const char *display, *key, *embeds;
@@ -67,6 +70,8 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 	struct btf_info *ti = &r->infos[id];
 	if (ti->done)
 		return ti;
+	if (depth > MAX_DEPTH && !r->err)
+		r->err = au_error_format("types nest deeper than %d levels: not read", MAX_DEPTH);
 	if (ti->busy || depth > MAX_DEPTH)
 		return &bad_info;
 	ti->busy = true;
@@ -236,8 +241,12 @@ static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, con
 	/* Only these kinds carry member arrays that libbpf has checked; a
 	 * forward declaration's vlen means nothing and may be garbage. */
 	uint16_t vlen = btf_is_composite(t) || btf_is_enum(t) || btf_is_enum64(t) ? btf_vlen(t) : 0;
-	if (depth > MAX_DEPTH)
+	if (depth > MAX_DEPTH) {
+		if (!r->err)
+			r->err = au_error_format("%s nests types deeper than %d levels: not read",
+						 name ? name : "a type", MAX_DEPTH);
 		return lt;
+	}
 	if (btf_is_enum(t) || btf_is_enum64(t)) {
 		/* 32-bit enumerators: kflag says signed; ENUM64: kflag says signed too. */
 		lt->enumerators = arena_alloc(a, (vlen ? vlen : 1) * sizeof(*lt->enumerators));
@@ -303,29 +312,54 @@ static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
 
 struct au_error *btf_read_layouts(const char *path, struct layout_model *model)
 {
+	/* Opened once, without blocking, and read whole: a pipe is refused at
+	 * once rather than read (or waited for) twice. */
+	struct au_error *oerr = NULL;
+	int fd = au_open_input(path, &oerr);
+	if (fd < 0)
+		return oerr;
 	struct stat st;
-	if (stat(path, &st) != 0)
-		return au_error_format("%s: %s", path, strerror(errno));
-	if (S_ISDIR(st.st_mode))
-		return au_error_format("%s: is a directory", path);
+	if (fstat(fd, &st) != 0 || st.st_size > (1LL << 31)) {
+		close(fd);
+		return au_error_format("%s: %s", path, st.st_size > (1LL << 31) ? "too large for BTF" : strerror(errno));
+	}
+	size_t size = (size_t)st.st_size;
+	unsigned char *data = malloc(size);
+	ssize_t got = data ? pread(fd, data, size, 0) : -1;
+	int rerr = errno;
+	close(fd);
+	if (got != (ssize_t)size) {
+		free(data);
+		return au_error_format("%s: read error: %s", path, got < 0 ? strerror(rerr) : "short read");
+	}
+	struct btf_header hdr;
+	if (size < sizeof(hdr)) {
+		free(data);
+		return au_error_format("%s: not raw BTF: %zu bytes, shorter than a BTF header", path, size);
+	}
+	memcpy(&hdr, data, sizeof(hdr));
+	if (hdr.magic != BTF_MAGIC) {
+		bool elf = memcmp(data, "\177ELF", 4) == 0;
+		free(data);
+		if (elf)
+			return au_error_format("%s: an ELF file, not raw BTF (--btf reads raw BTF, such as "
+					       "/sys/kernel/btf/vmlinux)", path);
+		return au_error_format("%s: not raw BTF (no BTF magic number)", path);
+	}
 	/* libbpf 1.1 does not check that the sections are 4-byte aligned, and
 	 * then reads btf_type words at odd addresses (undefined behaviour, found
 	 * by fuzz-btf); newer libbpf and the kernel's verifier reject it. */
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return au_error_format("%s: %s", path, strerror(errno));
-	struct btf_header hdr;
-	size_t got = fread(&hdr, 1, sizeof(hdr), f);
-	fclose(f);
-	if (got >= sizeof(hdr) && hdr.magic == BTF_MAGIC &&
-	    (hdr.hdr_len % 4 || hdr.type_off % 4 || hdr.type_len % 4))
+	if (hdr.hdr_len % 4 || hdr.type_off % 4 || hdr.type_len % 4) {
+		free(data);
 		return au_error_format("%s: corrupt BTF: its type section is not 4-byte aligned", path);
+	}
 	libbpf_set_print(silent);
 	errno = 0;
-	struct btf *btf = btf__parse_raw(path);
+	struct btf *btf = btf__new(data, (uint32_t)size);
 	int e = errno;
+	free(data);
 	if (!btf || libbpf_get_error(btf))
-		return au_error_format("%s: not raw BTF, or corrupt BTF (%s)", path, strerror(e ? e : EINVAL));
+		return au_error_format("%s: corrupt BTF (%s)", path, strerror(e ? e : EINVAL));
 	struct btf_reader r = { .btf = btf, .model = model, .n = btf__type_cnt(btf) };
 	strmap_init(&r.names);
 	r.infos = calloc(r.n, sizeof(*r.infos));
@@ -347,6 +381,21 @@ struct au_error *btf_read_layouts(const char *path, struct layout_model *model)
 		    !name_of(&r, target->name_off) && !r.anon_names[t->type])
 			r.anon_names[t->type] = arena_strdup(&model->arena, name_of(&r, t->name_off));
 	}
+	/* An anonymous aggregate named only through a pointer typedef
+	 * (typedef struct {...} *Ptr) is called "*Ptr", as the DWARF reader
+	 * calls it. */
+	for (uint32_t id = 1; id < r.n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		if (!btf_is_typedef(t) || !name_of(&r, t->name_off) || t->type >= r.n)
+			continue;
+		const struct btf_type *p = btf__type_by_id(btf, t->type);
+		if (!btf_is_ptr(p) || p->type >= r.n || r.anon_names[p->type])
+			continue;
+		const struct btf_type *target = btf__type_by_id(btf, p->type);
+		if ((btf_is_composite(target) || btf_is_enum(target) || btf_is_enum64(target)) &&
+		    !name_of(&r, target->name_off))
+			r.anon_names[p->type] = arena_printf(&model->arena, "*%s", name_of(&r, t->name_off));
+	}
 	/* Pass 2: every named definition, and every typedef of an anonymous
 	 * aggregate: BTF deduplication lets two typedefs share one anonymous
 	 * struct, and each name is a type of its own to a C programmer. The
@@ -362,6 +411,13 @@ struct au_error *btf_read_layouts(const char *path, struct layout_model *model)
 		} else if (btf_is_typedef(t) && t->type < r.n && r.anon_names[t->type]) {
 			name = name_of(&r, t->name_off);
 			target = t->type;
+		} else if (btf_is_typedef(t) && t->type < r.n && btf_is_ptr(btf__type_by_id(btf, t->type))) {
+			uint32_t pt = btf__type_by_id(btf, t->type)->type;
+			if (pt < r.n && r.anon_names[pt] && r.anon_names[pt][0] == '*' &&
+			    strcmp(r.anon_names[pt] + 1, name_of(&r, t->name_off)) == 0) {
+				name = r.anon_names[pt];
+				target = pt;
+			}
 		}
 		if (!name && (btf_is_enum(t) || btf_is_enum64(t)) && !t->name_off && btf_vlen(t) &&
 		    !r.anon_names[id]) {

@@ -28,6 +28,7 @@
 #include <elfutils/libdwelf.h>
 
 #include "dwarf_reader.h"
+#include "input.h"
 
 /* Types nest (pointers, typedefs, arrays, anonymous members) as deep as a
  * program likes; the recursion that reads them stops at MAX_DEPTH levels,
@@ -1046,7 +1047,7 @@ static const char *unit_dwo_name(struct reader *r, Dwarf_Die *cu)
 	const char *n = NULL;
 	if (dwarf_attr(cu, DW_AT_dwo_name, &attr) || dwarf_attr(cu, DW_AT_GNU_dwo_name, &attr))
 		n = dwarf_formstring(&attr);
-	return n && string_ok(r, n) ? n : "(unnamed)";
+	return n && string_ok(r, n) ? n : NULL;
 }
 
 static void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass);
@@ -1084,10 +1085,15 @@ static void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass)
 			if (!subdie.addr || dwarf_tag(&subdie) == DW_TAG_invalid) {
 				Dwarf_Attribute attr;
 				const char *cd = dwarf_attr(&cudie, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr) : NULL;
-				set_error(r, au_error_format("%s: the split DWARF unit at 0x%llx is in %s, which was not found "
-							     "(looked in %s and beside %s)", file, off,
-							     unit_dwo_name(r, &cudie), cd && string_ok(r, cd) ? cd : "(no comp_dir)",
-							     file));
+				const char *dwo = unit_dwo_name(r, &cudie);
+				if (!dwo)
+					set_error(r, au_error_format("%s: the split DWARF unit at 0x%llx names its .dwo in a "
+								     "form this libdw cannot read (clang's DW_FORM_strx "
+								     "in a .o): not read", file, off));
+				else
+					set_error(r, au_error_format("%s: the split DWARF unit at 0x%llx is in %s, which was "
+								     "not found (looked in %s and beside %s)", file, off, dwo,
+								     cd && string_ok(r, cd) ? cd : "(no comp_dir)", file));
 				return;
 			}
 			Dwarf *sd = dwarf_cu_getdwarf(subdie.cu);
@@ -1098,7 +1104,8 @@ static void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass)
 				const char *cd = dwarf_attr(&cudie, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr) : NULL;
 				const char *saved = r->default_comp_dir;
 				r->default_comp_dir = cd && string_ok(r, cd) ? cd : saved;
-				walk_units(r, sd, unit_dwo_name(r, &cudie), pass);
+				const char *dwo = unit_dwo_name(r, &cudie);
+				walk_units(r, sd, dwo ? dwo : file, pass);
 				r->default_comp_dir = saved;
 			}
 			break;
@@ -1134,41 +1141,6 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &no_path,
 };
-
-/* Opens an input once, without blocking (a FIFO with no writer must not
- * hang), and insists on a regular file. */
-int au_open_input(const char *path, struct au_error **err)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		*err = au_error_format("%s: %s", path, strerror(errno));
-		return -1;
-	}
-	struct stat st;
-	if (fstat(fd, &st) != 0)
-		*err = au_error_format("%s: %s", path, strerror(errno));
-	else if (S_ISDIR(st.st_mode))
-		*err = au_error_format("%s: is a directory", path);
-	else if (S_ISFIFO(st.st_mode))
-		*err = au_error_format("%s: is a pipe (FIFO), not a regular file: give a file", path);
-	else if (S_ISSOCK(st.st_mode))
-		*err = au_error_format("%s: is a socket, not a regular file", path);
-	else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
-		*err = au_error_format("%s: is a device, not a regular file", path);
-	else if (!S_ISREG(st.st_mode))
-		*err = au_error_format("%s: not a regular file", path);
-	else if (st.st_size == 0)
-		*err = au_error_format("%s: empty file", path);
-	else {
-		/* Reads block from here on: a regular file never waits. */
-		int fl = fcntl(fd, F_GETFL);
-		if (fl >= 0)
-			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-		return fd;
-	}
-	close(fd);
-	return -1;
-}
 
 static bool section_is(const char *n, const char *want)
 {
@@ -1221,7 +1193,8 @@ static struct au_error *check_elf(const char *path, int fd, struct input_facts *
 				      (unsigned long long)eh.e_shoff, (long long)st.st_size);
 	} else if (elf_getshdrnum(elf, &shnum) != 0 || elf_getshdrstrndx(elf, &shstrndx) != 0) {
 		err = au_error_format("%s: corrupt section table: %s", path, elf_errmsg(-1));
-	} else if (eh.e_shoff + (uint64_t)shnum * eh.e_shentsize > (uint64_t)st.st_size) {
+	} else if (eh.e_shoff + (uint64_t)(shnum > eh.e_shnum ? shnum : eh.e_shnum) * eh.e_shentsize >
+		   (uint64_t)st.st_size) {
 		err = au_error_format("%s: truncated: its section table runs past the end of the file", path);
 	} else {
 		f->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
@@ -1561,6 +1534,11 @@ static struct au_error *open_alt(const char *path, Dwarf *dw, const struct dwarf
 		name = debug_sup_name(dwarf_getelf(dw), &is_sup);
 		if (is_sup || !name || !*name)
 			return NULL;  /* no supplement, or this is one */
+		/* libdw 0.188 resolves DW_FORM_ref_sup4/8 and strp_sup in the main
+		 * file, not in the supplement: reading on would give wrong types. */
+		return au_error_format("%s: its types are in the DWARF 5 supplement %s (.debug_sup, dwz -5), which "
+				       "this libdw cannot follow: not read (use dwz without -5: .gnu_debugaltlink)",
+				       path, name);
 	}
 	char *cands[MAX_ALT_FILES + 4];
 	size_t nc = 0;
@@ -1629,6 +1607,15 @@ static struct au_error *open_alt(const char *path, Dwarf *dw, const struct dwarf
 	return err;
 }
 
+static bool has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
+	return false;
+}
 
 struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model)
 {
@@ -1681,6 +1668,15 @@ struct au_error *dwarf_read_layouts_opts(const char *path, struct layout_model *
 	}
 	Dwarf_Addr bias;
 	Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+	Dwarf *own_dw = NULL;
+	if (!dw) {
+		/* libdwfl wants a symbol table, which a dwz supplement lacks; with
+		 * no symbols there is nothing to relocate, so libdw reads it. */
+		GElf_Addr b;
+		Elf *elf = dwfl_module_getelf(mod, &b);
+		if (elf && !has_symtab(elf))
+			dw = own_dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	}
 	if (!dw) {
 		err = au_error_format("%s: unreadable DWARF: %s", path, dwfl_errmsg(-1));
 		dwfl_end(dwfl);
@@ -1739,6 +1735,8 @@ struct au_error *dwarf_read_layouts_opts(const char *path, struct layout_model *
 	strmap_deinit(&r.files);
 	strmap_deinit(&r.visited[0]);
 	strmap_deinit(&r.visited[1]);
+	if (own_dw)
+		dwarf_end(own_dw);
 	dwfl_end(dwfl);
 	if (alt.dw)
 		dwarf_end(alt.dw);

@@ -26,9 +26,4 @@ struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model
 struct au_error *dwarf_read_layouts_opts(const char *path, struct layout_model *model,
 					 const struct dwarf_read_options *opts);
 
-/* Opens an input for reading once: without blocking, and only if it is a
- * non-empty regular file (a FIFO is refused at once). Returns the fd, or -1
- * and sets *err. */
-int au_open_input(const char *path, struct au_error **err);
-
 #endif

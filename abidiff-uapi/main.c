@@ -55,8 +55,13 @@ static const char usage_text[] =
 	"      --btf               read OLD (diff) or FILE (dump) as raw BTF, such as\n"
 	"                          /sys/kernel/btf/vmlinux, instead of DWARF (raw BTF\n"
 	"                          is also recognised by its magic number, on either side)\n"
+	"      --alt=FILE          a dwz supplement (dwz -m FILE) for the inputs that\n"
+	"                          need one, matched by build ID; may be repeated. By\n"
+	"                          default it is looked for where the input names it\n"
+	"                          and beside the input; a missing one is an error\n"
 	"  -o, --output=FILE       write the report to FILE (atomically) instead of\n"
-	"                          standard output\n"
+	"                          standard output; FILE may only replace a regular\n"
+	"                          file, and keeps its mode\n"
 	"      --help              display this help and exit\n"
 	"      --version           output version information and exit\n"
 	"\n"
@@ -78,6 +83,7 @@ struct options {
 	enum severity fail_on;
 	bool btf;
 	const char *output;
+	struct dwarf_read_options dwarf;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -91,7 +97,7 @@ static int usage_error(const char *fmt, const char *arg)
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_FORMAT = 256, OPT_TYPE, OPT_HEADERS, OPT_COMMON, OPT_BTF, OPT_HELP, OPT_VERSION, OPT_STRICT,
-	       OPT_FAIL_ON };
+	       OPT_FAIL_ON, OPT_ALT };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "type", required_argument, NULL, OPT_TYPE },
@@ -100,6 +106,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "btf", no_argument, NULL, OPT_BTF },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+		{ "alt", required_argument, NULL, OPT_ALT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -144,6 +151,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->fail_on = au_severity_parse(optarg);
 			if (o->fail_on != SEVERITY_BREAK && o->fail_on != SEVERITY_REVIEW)
 				return usage_error("invalid --fail-on '%s' (break or review)", optarg);
+			break;
+		case OPT_ALT:
+			if (o->dwarf.nalt == MAX_ALT_FILES)
+				return usage_error("too many --alt options%s", "");
+			o->dwarf.alt[o->dwarf.nalt++] = optarg;
 			break;
 		case 'o':
 			o->output = optarg;
@@ -195,7 +207,8 @@ static int parse_all(int argc, char **argv, struct options *o)
 			opts[no++] = argv[i];
 			/* Options that take their argument in the next word. */
 			if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--format") == 0 ||
-			     strcmp(a, "--type") == 0 || strcmp(a, "--headers") == 0 || strcmp(a, "--fail-on") == 0) &&
+			     strcmp(a, "--type") == 0 || strcmp(a, "--headers") == 0 || strcmp(a, "--fail-on") == 0 ||
+			     strcmp(a, "--alt") == 0) &&
 			    i + 1 < argc)
 				opts[no++] = argv[++i];
 		} else {
@@ -270,7 +283,7 @@ static bool is_raw_btf(const char *path)
 static struct au_error *load(const char *path, bool btf, const struct options *o, struct layout_model *m)
 {
 	layout_model_init(m, path);
-	struct au_error *err = btf ? btf_read_layouts(path, m) : dwarf_read_layouts(path, m);
+	struct au_error *err = btf ? btf_read_layouts(path, m) : dwarf_read_layouts_opts(path, m, &o->dwarf);
 	if (err)
 		return err;
 	/* BTF records no declaring files: --headers narrows the DWARF side, and
@@ -297,9 +310,35 @@ static int sink_open(const struct options *o, struct sink *ret)
 		ret->f = stdout;
 		return 0;
 	}
+	/* Only a regular file is ever replaced (never a device node, a FIFO,
+	 * a directory or a symlink, whatever the user's privileges), and it
+	 * keeps its mode; a new file gets the mode the umask allows. */
+	struct stat st;
+	bool exists = lstat(o->output, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "abidiff-uapi: %s: %s: not replaced (only a regular file is)\n", o->output,
+			S_ISLNK(st.st_mode) ? "is a symbolic link" : S_ISDIR(st.st_mode) ? "is a directory"
+			: S_ISFIFO(st.st_mode) ? "is a pipe (FIFO)" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
+			? "is a device" : "is not a regular file");
+		return EXIT_TROUBLE;
+	}
 	if (asprintf(&ret->tmp, "%s.tmpXXXXXX", o->output) < 0)
 		return EXIT_TROUBLE;
 	int fd = mkstemp(ret->tmp);
+	mode_t mode;
+	if (exists) {
+		mode = st.st_mode & 07777;
+	} else {
+		mode_t mask = umask(0);
+		umask(mask);
+		mode = 0666 & ~mask;
+	}
+	if (fd >= 0 && exists && fchown(fd, st.st_uid, st.st_gid) != 0 && geteuid() == 0)
+		fprintf(stderr, "abidiff-uapi: %s: cannot keep its owner: %s\n", o->output, strerror(errno));
+	if (fd >= 0 && fchmod(fd, mode) != 0) {
+		close(fd);
+		fd = -1;
+	}
 	if (fd < 0 || !(ret->f = fdopen(fd, "w"))) {
 		fprintf(stderr, "abidiff-uapi: %s: %s\n", o->output, strerror(errno));
 		if (fd >= 0) {

@@ -110,7 +110,7 @@ static void flat_push(struct flat_buf *b, const struct layout_member *m, uint64_
 static void flatten(const struct layout_type *t, uint64_t base, struct flat_buf *b, int depth,
 		    struct arena *paths, const char *prefix, unsigned union_depth)
 {
-	if (depth > 64)
+	if (depth > 4096)   /* beyond the readers' limits */
 		return;
 	if (t->kind == LAYOUT_UNION)
 		union_depth++;

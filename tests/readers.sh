@@ -1,0 +1,216 @@
+#!/bin/bash
+# readers.sh: the DWARF reader reads what real builds produce, or refuses it
+# with exit 2 and one line naming the file; it never reads less and exits 0.
+# Every object is built here, at test time, with gcc, g++, clang, dwz and
+# objcopy. The independent reference for each layout is the same source built
+# the plain way (-g, one unit, no dwz): the dump of every variant must equal
+# the reference's dump, and a planted change (int -> unsigned deep inside)
+# must make diff exit 1 naming the changed type.
+#   - type units: -fdebug-types-section, DWARF 4 (.debug_types) and 5, C and C++
+#   - split DWARF: -gsplit-dwarf, .dwo found via DW_AT_comp_dir or beside the
+#     object, a .dwo given directly, a missing .dwo
+#   - dwz supplements: dwz -m, found beside the file or with --alt, missing
+#   - deep typedef chains and anonymous nesting; typedef struct {...} *Ptr
+#   - inputs: FIFOs (also --btf), archives, slim LTO, truncated files, -o over
+#     non-regular files and the mode of a replaced file
+# Usage: tests/readers.sh ABIDIFF_UAPI_BINARY
+set -eu
+tool=$(realpath "$1")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f err.txt ] && sed 's/^/    /' err.txt | head -5; true; }
+
+# expect_error NAME SUBSTRING ARGS...: exit 2, one stderr line containing SUBSTRING.
+expect_error() {
+	local name=$1 want=$2 rc=0
+	shift 2
+	timeout 10 "$tool" "$@" > out.txt 2> err.txt || rc=$?
+	if [ "$rc" = 2 ] && [ "$(wc -l < err.txt)" = 1 ] && grep -qF -- "$want" err.txt && [ ! -s out.txt ]; then
+		ok "$name: $(cat err.txt)"
+	else
+		bad "$name: exit $rc (want 2 and one line containing '$want')"
+	fi
+}
+
+# same_dump NAME REF OBJ [ARGS...]: OBJ reads exactly as REF does.
+same_dump() {
+	local name=$1 ref=$2 obj=$3 rc=0
+	shift 3
+	"$tool" dump "$ref" > ref.txt
+	"$tool" dump "$obj" "$@" > got.txt 2> err.txt || rc=$?
+	if [ "$rc" = 0 ] && cmp -s ref.txt got.txt && [ "$(grep -c '^struct \|^union \|^enum \|^typedef ' got.txt)" -ge 5 ]; then
+		ok "$name: same layouts as the plain build ($(grep -c '^struct \|^union \|^enum \|^typedef ' got.txt) types)"
+	else
+		bad "$name: exit $rc, dump differs from the plain build"
+		diff ref.txt got.txt | head -10 | sed 's/^/    /'
+	fi
+}
+
+# finds_change NAME OLD NEW TYPE [ARGS...]: diff exits 1 and reports TYPE as changed.
+finds_change() {
+	local name=$1 old=$2 new=$3 type=$4 rc=0
+	shift 4
+	"$tool" diff "$old" "$new" --format=json "$@" > diff.json 2> err.txt || rc=$?
+	if [ "$rc" = 1 ] && python3 -c '
+import json, sys
+d = json.load(open("diff.json"))
+sys.exit(0 if any(t["name"] == sys.argv[1] and t["status"] == "changed" for t in d["types"]) else 1)' "$type"; then
+		ok "$name: diff finds $type changed"
+	else
+		bad "$name: exit $rc, $type not reported as changed"
+	fi
+}
+
+cat > old.h <<'EOF'
+struct inner { int a; short b; };
+struct outer { struct inner in; long c; struct inner arr[2]; };
+typedef struct { int x; struct inner i; } anon_t;
+union u { int i; float f; };
+enum e { E1, E2 = 5 };
+struct user { anon_t t; union u uu; enum e ee; };
+EOF
+sed 's/struct inner { int a;/struct inner { unsigned a;/' old.h > new.h
+printf '#include "old.h"\n' > old.c
+printf '#include "new.h"\n' > new.c
+cp old.c old.cc
+cp new.c new.cc
+keep=-fno-eliminate-unused-debug-types
+
+# --- type units
+# (clang makes type units for C++ only.)
+for cc in "gcc -gdwarf-4" "gcc -gdwarf-5" "g++ -gdwarf-4" "g++ -gdwarf-5" "clang++ -gdwarf-4" "clang++ -gdwarf-5"; do
+	ext=c
+	case "$cc" in *++*) ext=cc ;; esac
+	tag=$(echo "$cc" | tr -d ' -')
+	$cc $keep -c "old.$ext" -o "ref-$tag.o"
+	for side in old new; do
+		$cc $keep -fdebug-types-section -c "$side.$ext" -o "tu-$side-$tag.o"
+	done
+	# The variant really has type units (else this test proves nothing).
+	if readelf -S -W "tu-old-$tag.o" | grep -q '\.debug_types' || readelf --debug-dump=info "tu-old-$tag.o" 2>/dev/null | grep -q 'DW_UT_type'; then
+		ok "type units: $cc -fdebug-types-section makes type units"
+	else
+		bad "type units: $cc -fdebug-types-section made none"
+	fi
+	same_dump "type units: $cc" "ref-$tag.o" "tu-old-$tag.o"
+	finds_change "type units: $cc" "tu-old-$tag.o" "tu-new-$tag.o" "struct inner"
+done
+# Linked: the linker merges the units' sections.
+gcc -g $keep -fdebug-types-section -shared -fPIC -nostdlib old.c -o tu-old.so
+gcc -g $keep -shared -fPIC -nostdlib old.c -o ref.so
+same_dump "type units: shared object" ref.so tu-old.so
+
+# --- split DWARF
+for cc in "gcc -gdwarf-4" "gcc -gdwarf-5"; do
+	tag=$(echo "$cc" | tr -d ' -')
+	mkdir -p "split-$tag"
+	(cd "split-$tag" && for side in old new; do
+		$cc $keep -gsplit-dwarf -c "../$side.c" -o "$side.o"
+	done)
+	$cc $keep -c old.c -o "ref-split-$tag.o"
+	same_dump "split DWARF: $cc" "ref-split-$tag.o" "split-$tag/old.o"
+	finds_change "split DWARF: $cc" "split-$tag/old.o" "split-$tag/new.o" "struct inner"
+done
+# clang 14 names the .dwo of a .o with DW_FORM_strx, which libdw 0.188 cannot
+# read in a skeleton unit: refused, not read as empty.
+mkdir split-clang
+(cd split-clang && clang -gdwarf-5 $keep -gsplit-dwarf -c ../old.c -o old.o)
+expect_error "split DWARF: clang .o (libdw cannot name its .dwo)" "split DWARF unit at 0x0 names its .dwo" dump split-clang/old.o
+# Moved away from DW_AT_comp_dir: the .dwo is found beside the object.
+mv split-gccgdwarf5 moved
+same_dump "split DWARF: moved, .dwo beside the object" ref-split-gccgdwarf5.o moved/old.o
+# A .dwo given directly (it records no declaring files: compare the layouts).
+"$tool" dump moved/old.dwo > dwo.txt 2> err.txt && "$tool" dump ref-split-gccgdwarf5.o | grep -v '^/\* .*:[0-9]* \*/$' > ref-nofile.txt &&
+	cmp -s dwo.txt ref-nofile.txt && ok "split DWARF: a .dwo given directly" || { bad "split DWARF: a .dwo given directly"; diff ref-nofile.txt dwo.txt | head -5; }
+rm moved/old.dwo
+expect_error "split DWARF: missing .dwo" "old.dwo, which was not found" dump moved/old.o
+
+# --- dwz supplements (dwz works on linked objects)
+mkdir dwz
+for side in old new; do
+	sed "s/^/ /" "$side.h" > /dev/null
+	printf '#include "../%s.h"\nstruct only_%s { int z; };\n' "$side" "$side" > "dwz/$side.c"
+	gcc -g $keep -shared -fPIC -nostdlib "dwz/$side.c" -o "dwz/$side.so"
+	cp "dwz/$side.so" "dwz/$side-plain.so"
+	printf '#include "../%s.h"\nstruct only2_%s { long z; };\n' "$side" "$side" > "dwz/$side-2.c"
+	gcc -g $keep -shared -fPIC -nostdlib "dwz/$side-2.c" -o "dwz/$side-2.so"
+	(cd dwz && dwz -m "$side-common.debug" -M "$side-common.debug" "$side.so" "$side-2.so")
+done
+if readelf -S -W dwz/old.so | grep -q gnu_debugaltlink; then ok "dwz: dwz -m made a supplement"; else bad "dwz: no .gnu_debugaltlink"; fi
+same_dump "dwz: supplement beside the object" dwz/old-plain.so dwz/old.so
+finds_change "dwz: a change in a type that moved to the supplement" dwz/old.so dwz/new.so "struct inner"
+mkdir elsewhere
+mv dwz/old-common.debug elsewhere/renamed.debug
+expect_error "dwz: missing supplement" "old-common.debug was not found" dump dwz/old.so
+same_dump "dwz: supplement given with --alt" dwz/old-plain.so dwz/old.so --alt elsewhere/renamed.debug
+expect_error "dwz: --alt with the wrong supplement" "old-common.debug was not found" dump dwz/old.so --alt dwz/new-common.debug
+gcc -g -gdwarf-5 $keep -shared -fPIC -nostdlib dwz/old.c -o dwz/v5.so
+gcc -g -gdwarf-5 $keep -shared -fPIC -nostdlib dwz/old-2.c -o dwz/v5-2.so
+(cd dwz && dwz -5 -m v5.debug -M v5.debug v5.so v5-2.so)
+expect_error "dwz -5: .debug_sup refused, not misread" "DWARF 5 supplement v5.debug" dump dwz/v5.so
+
+# --- depth: a 60-deep typedef chain, 30 levels of anonymous nesting
+{
+	echo "typedef int t0;"
+	for i in $(seq 1 60); do echo "typedef t$((i - 1)) t$i;"; done
+	echo "struct deep_typedef { t60 v; char c; };"
+	printf 'struct deep_anon { '
+	for i in $(seq 1 30); do printf 'struct { '; done
+	printf 'int leaf; '
+	for i in $(seq 1 30); do printf '}; '; done
+	echo 'long tail; };'
+	echo "typedef struct { int pa; short pb; } *ptr_t;"
+	echo "struct holder { ptr_t p; };"
+} > deep-old.h
+sed -e 's/^typedef int t0;/typedef unsigned t0;/' -e 's/int leaf;/unsigned leaf;/' -e 's/int pa;/long pa;/' deep-old.h > deep-new.h
+printf '#include "deep-old.h"\n' > deep-old.c
+printf '#include "deep-new.h"\n' > deep-new.c
+gcc -g $keep -c deep-old.c -o deep-old.o
+gcc -g $keep -c deep-new.c -o deep-new.o
+"$tool" dump deep-old.o > deep.txt
+if grep -q 'int  *leaf;.*/\*  *0  *4 \*/' deep.txt && grep -q 't60  *v;.*/\*  *0  *4 \*/' deep.txt && ! grep -q '?' deep.txt; then
+	ok "depth: a 60-deep typedef chain and 30 nested anonymous structs read in full"
+else
+	bad "depth: deep types read wrong"; head -40 deep.txt | sed 's/^/    /'
+fi
+finds_change "depth: int -> unsigned at the end of a 60-deep typedef chain" deep-old.o deep-new.o "struct deep_typedef"
+finds_change "depth: int -> unsigned 30 anonymous levels down" deep-old.o deep-new.o "struct deep_anon"
+finds_change "typedef struct {...} *Ptr: the pointee is compared" deep-old.o deep-new.o "*ptr_t"
+
+# --- inputs
+mkfifo fifo
+expect_error "FIFO with no writer" "fifo: is a pipe" dump fifo
+expect_error "FIFO with no writer, --btf" "fifo: is a pipe" dump --btf fifo
+(exec 3<> fifo; sleep 3) &
+sleep 0.2
+expect_error "FIFO with a writer, --btf" "fifo: is a pipe" dump --btf fifo
+wait
+cp ref-gccgdwarf5.o member.o
+ar rc lib.a member.o
+expect_error "archive" "lib.a: archive: not supported" dump lib.a
+gcc -flto -g -c old.c -o lto.o
+expect_error "slim LTO object" "LTO-only object" dump lto.o
+head -c 2000 ref-gccgdwarf5.o > trunc.o
+expect_error "truncated object" "trunc.o: truncated" dump trunc.o
+# -o: never replaces what is not a regular file; keeps a replaced file's mode.
+echo keep > target.txt
+ln -s target.txt link.txt
+expect_error "-o onto a symlink" "link.txt: is a symbolic link: not replaced" dump ref.so -o link.txt
+[ -L link.txt ] && [ "$(cat target.txt)" = keep ] && ok "-o: the symlink and its target are untouched" || bad "-o: symlink replaced"
+expect_error "-o onto a FIFO" "fifo: is a pipe (FIFO): not replaced" dump ref.so -o fifo
+[ -p fifo ] && ok "-o: the FIFO is still a FIFO" || bad "-o: FIFO replaced"
+chmod 0640 target.txt
+"$tool" dump ref.so -o target.txt
+[ "$(stat -c %a target.txt)" = 640 ] && grep -q '^struct inner' target.txt && ok "-o: a replaced file keeps its mode 0640" ||
+	bad "-o: mode $(stat -c %a target.txt) after replacing a 0640 file"
+(umask 022 && "$tool" dump ref.so -o new-report.txt)
+[ "$(stat -c %a new-report.txt)" = 644 ] && ok "-o: a new file gets 0666 & ~umask" || bad "-o: new file has mode $(stat -c %a new-report.txt)"
+# Nothing left behind by the refused writes.
+[ -z "$(ls ./*.tmp* 2>/dev/null)" ] && ok "-o: no temporary files left" || bad "-o: temporary files left"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
