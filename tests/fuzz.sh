@@ -1,7 +1,8 @@
 #!/bin/bash
 # fuzz.sh: run a libFuzzer target (fuzz-dwarf: object files; fuzz-btf: raw BTF) for a bounded
 # time, from a corpus seeded with objects built from the fixture headers (gcc, clang, DWARF 4,
-# -m32, compressed) and their BTF (pahole -J). Any crash, leak or sanitizer report fails.
+# -m32, compressed) and their BTF (pahole -J), and with OLD+NEW pairs that the target diffs.
+# Any crash, leak or sanitizer report fails.
 # Usage: tests/fuzz.sh BUILD_FUZZ_DIR TARGET SECONDS [CORPUS_DIR]
 #   e.g. tests/fuzz.sh build-fuzz fuzz-dwarf 60
 # A longer campaign: tests/fuzz.sh build-fuzz fuzz-dwarf 1800 build/fuzz-corpus/fuzz-dwarf
@@ -30,6 +31,25 @@ if [ -z "$(ls -A "$corpus")" ]; then
 				cp "$o" "$corpus/"
 			fi
 		done
+	done
+	# OLD+NEW pairs (the target splits at the second magic number and diffs
+	# the two): each case's old and new header, gcc.
+	for d in "$root"/fixtures/cases/*/; do
+		[ -f "$d/new.h" ] || continue
+		i=$((i + 1))
+		for side in old new; do
+			printf '#include "%s"\n' "$d/$side.h" > "$seeds/p$i-$side.c"
+			gcc -g -fno-eliminate-unused-debug-types -c "$seeds/p$i-$side.c" -o "$seeds/p$i-$side.o" 2>/dev/null || continue 2
+		done
+		if [ "$target" = fuzz-btf ]; then
+			for side in old new; do
+				pahole -J --btf_gen_floats "$seeds/p$i-$side.o" 2>/dev/null &&
+					objcopy --dump-section .BTF="$seeds/p$i-$side.btf" "$seeds/p$i-$side.o" 2>/dev/null || continue 2
+			done
+			cat "$seeds/p$i-old.btf" "$seeds/p$i-new.btf" > "$corpus/pair$i.btf"
+		else
+			cat "$seeds/p$i-old.o" "$seeds/p$i-new.o" > "$corpus/pair$i.o"
+		fi
 	done
 fi
 echo "fuzz.sh: $target for $seconds s, corpus $corpus ($(ls "$corpus" | wc -l) inputs)"
