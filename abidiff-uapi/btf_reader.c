@@ -318,6 +318,11 @@ struct au_error *btf_read_layouts(const char *path, struct layout_model *model)
 	int fd = au_open_input(path, &oerr);
 	if (fd < 0)
 		return oerr;
+	return btf_read_layouts_fd(path, fd, model);
+}
+
+struct au_error *btf_read_layouts_fd(const char *path, int fd, struct layout_model *model)
+{
 	struct stat st;
 	if (fstat(fd, &st) != 0 || st.st_size > (1LL << 31)) {
 		close(fd);

@@ -8,5 +8,7 @@
 #include "model.h"
 
 struct au_error *btf_read_layouts(const char *path, struct layout_model *model);
+/* The same from fd, opened by au_open_input; the reader closes it. */
+struct au_error *btf_read_layouts_fd(const char *path, int fd, struct layout_model *model);
 
 #endif

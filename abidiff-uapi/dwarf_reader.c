@@ -1625,13 +1625,20 @@ struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model
 struct au_error *dwarf_read_layouts_opts(const char *path, struct layout_model *model,
 					 const struct dwarf_read_options *opts)
 {
-	elf_version(EV_CURRENT);
-	struct reader r = { .model = model, .path = path };
-	struct input_facts facts = { 0 };
 	struct au_error *err = NULL;
 	int fd = au_open_input(path, &err);
 	if (fd < 0)
 		return err;
+	return dwarf_read_layouts_fd(path, fd, model, opts);
+}
+
+struct au_error *dwarf_read_layouts_fd(const char *path, int fd, struct layout_model *model,
+				       const struct dwarf_read_options *opts)
+{
+	elf_version(EV_CURRENT);
+	struct reader r = { .model = model, .path = path };
+	struct input_facts facts = { 0 };
+	struct au_error *err = NULL;
 	err = check_elf(path, fd, &facts);
 	if (!err && !facts.has_debug_info) {
 		if (facts.has_lto || facts.has_llvm_bitcode)

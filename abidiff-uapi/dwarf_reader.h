@@ -25,5 +25,8 @@ struct dwarf_read_options {
 struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model);
 struct au_error *dwarf_read_layouts_opts(const char *path, struct layout_model *model,
 					 const struct dwarf_read_options *opts);
+/* The same from fd, opened by au_open_input; the reader closes it. */
+struct au_error *dwarf_read_layouts_fd(const char *path, int fd, struct layout_model *model,
+				       const struct dwarf_read_options *opts);
 
 #endif

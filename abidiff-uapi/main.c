@@ -15,6 +15,7 @@
 #include "btf_reader.h"
 #include "compare.h"
 #include "dwarf_reader.h"
+#include "input.h"
 #include "model.h"
 #include "report.h"
 
@@ -264,26 +265,24 @@ static bool keep_named(const struct layout_type *t, void *arg)
 }
 
 /* Raw BTF starts with its magic, 0xeB9F, in the file's byte order; an ELF
- * object starts with 0x7f 'E' 'L' 'F'. Reads only the first two bytes of a
- * regular file (the readers refuse anything else with a proper message). */
-static bool is_raw_btf(const char *path)
+ * object starts with 0x7f 'E' 'L' 'F'. */
+static bool is_raw_btf(int fd)
 {
-	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return false;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return false;
 	unsigned char m[2];
-	bool btf = fread(m, 1, 2, f) == 2 && ((m[0] == 0x9f && m[1] == 0xeb) || (m[0] == 0xeb && m[1] == 0x9f));
-	fclose(f);
-	return btf;
+	return pread(fd, m, 2, 0) == 2 && ((m[0] == 0x9f && m[1] == 0xeb) || (m[0] == 0xeb && m[1] == 0x9f));
 }
 
+/* Each input is opened once (without blocking, regular files only), its
+ * kind told by its first bytes, and the reader given that descriptor. */
 static struct au_error *load(const char *path, bool btf, const struct options *o, struct layout_model *m)
 {
 	layout_model_init(m, path);
-	struct au_error *err = btf ? btf_read_layouts(path, m) : dwarf_read_layouts_opts(path, m, &o->dwarf);
+	struct au_error *err = NULL;
+	int fd = au_open_input(path, &err);
+	if (fd < 0)
+		return err;
+	btf = btf || is_raw_btf(fd);
+	err = btf ? btf_read_layouts_fd(path, fd, m) : dwarf_read_layouts_fd(path, fd, m, &o->dwarf);
 	if (err)
 		return err;
 	/* BTF records no declaring files: --headers narrows the DWARF side, and
@@ -399,7 +398,7 @@ int main(int argc, char **argv)
 	int loaded = 0;
 	struct au_error *err = NULL;
 	for (; loaded < o.nfiles && !err; loaded++)
-		err = load(o.files[loaded], (o.btf && loaded == 0) || is_raw_btf(o.files[loaded]), &o, &models[loaded]);
+		err = load(o.files[loaded], o.btf && loaded == 0, &o, &models[loaded]);
 	if (err) {
 		/* Names in a message may come from a corrupt file: keep it one line. */
 		for (char *p = err->message; *p; p++)
