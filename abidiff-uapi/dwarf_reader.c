@@ -526,7 +526,8 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	case DW_TAG_reference_type:
 	case DW_TAG_rvalue_reference_type:
 	case DW_TAG_ptr_to_member_type: {
-		const char *sigil = tag == DW_TAG_pointer_type ? "*" : tag == DW_TAG_ptr_to_member_type ? "::*" : "&";
+		const char *sigil = tag == DW_TAG_pointer_type ? "*" : tag == DW_TAG_ptr_to_member_type ? "::*"
+				  : tag == DW_TAG_rvalue_reference_type ? "&&" : "&";
 		if (die_type(die, &target)) {
 			tt = type_info_of(r, &target, depth + 1);
 			ti->display = strcmp(tt->display, "function") == 0
@@ -580,6 +581,9 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	case DW_TAG_enumeration_type: {
 		const char *prefix = aggregate_prefix(tag);
 		const char *tdname = strmap_iget(&r->anon_names, die_key(die));
+		const char *qualified = strmap_iget(&r->qual_names, die_key(die));
+		if (qualified)
+			name = qualified;   /* ns::S, as the model names it */
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
 		ti->size = size;
 		if (name) {
@@ -691,7 +695,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		do {
 			int ct = dwarf_tag(&child);
 			if ((t->kind == LAYOUT_ENUM && ct == DW_TAG_enumerator) ||
-			    (t->kind != LAYOUT_ENUM && ct == DW_TAG_member))
+			    (t->kind != LAYOUT_ENUM && (ct == DW_TAG_member || ct == DW_TAG_inheritance)))
 				n++;
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
@@ -733,7 +737,8 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 	if (dwarf_child(die, &child) != 0)
 		return t;
 	do {
-		if (dwarf_tag(&child) != DW_TAG_member || t->nmembers >= n)
+		int ctag = dwarf_tag(&child);
+		if ((ctag != DW_TAG_member && ctag != DW_TAG_inheritance) || t->nmembers >= n)
 			continue;
 		if (is_declaration(&child)) /* a C++ static member */
 			continue;
@@ -748,6 +753,24 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			return t;
 		}
 		struct type_info *ti = type_info_of(r, &mt, depth + 1);
+		bool virtual_base = false;
+		if (ctag == DW_TAG_inheritance) {
+			/* A base class is a member called "base A" ("virtual base A"),
+			 * compared like any other. A virtual base's place is found at
+			 * run time through the vtable: it is shown at offset 0. */
+			Dwarf_Word virt = 0;
+			virtual_base = attr_udata(&child, DW_AT_virtuality, &virt) && virt != DW_VIRTUALITY_none;
+			const char *bn = ti->display;
+			for (const char *pfx = "struct \0union \0class \0"; *pfx; pfx += strlen(pfx) + 1)
+				if (strncmp(bn, pfx, strlen(pfx)) == 0)
+					bn = bn + strlen(pfx);
+			m->name = mn = arena_printf(a, "%sbase %s", virtual_base ? "virtual " : "", bn);
+		} else if (mn && strncmp(mn, "_vptr", 5) == 0 && (mn[5] == '.' || mn[5] == '$') &&
+			   dwarf_hasattr(&child, DW_AT_artificial)) {
+			/* g++ "_vptr.A", clang "_vptr$A": one name for the vtable
+			 * pointer whatever the class is called. */
+			m->name = mn = "_vptr (vtable pointer)";
+		}
 		m->type_name = ti->display;
 		m->type_key = ti->key;
 		m->embeds = ti->embeds;
@@ -762,8 +785,8 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		} else {
 			m->bit_size = 8 * m->size;
 		}
-		if (t->kind == LAYOUT_UNION && !dwarf_hasattr(&child, DW_AT_data_member_location) &&
-		    !dwarf_hasattr(&child, DW_AT_data_bit_offset)) {
+		if ((t->kind == LAYOUT_UNION && !dwarf_hasattr(&child, DW_AT_data_member_location) &&
+		     !dwarf_hasattr(&child, DW_AT_data_bit_offset)) || virtual_base) {
 			m->bit_offset = 0;
 		} else if (!member_bit_offset(r, &child, m->bit_size, m->is_bitfield, m->size, &m->bit_offset)) {
 			set_error(r, au_error_format("%s: member %s of %s %s: unreadable offset", r->path,

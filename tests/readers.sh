@@ -181,6 +181,36 @@ finds_change "depth: int -> unsigned at the end of a 60-deep typedef chain" deep
 finds_change "depth: int -> unsigned 30 anonymous levels down" deep-old.o deep-new.o "struct deep_anon"
 finds_change "typedef struct {...} *Ptr: the pointee is compared" deep-old.o deep-new.o "*ptr_t"
 
+# --- C++: namespaces, base classes, reference kinds
+cat > cxx-old.h <<'EOF'
+namespace ns { struct S { int a; }; namespace inner { struct T { long b; }; } }
+namespace { struct Hidden { char c; }; }
+struct A { int a; }; struct B { long b; }; struct C { char c; };
+struct D : A, B, C { int d; };
+struct V { virtual ~V(); int v; };
+struct VB : virtual A { int x; };
+struct R { int &l; int &&r; };
+struct U { ns::S s; ns::inner::T t; Hidden h; };
+EOF
+sed -e 's/struct S { int a; }/struct S { unsigned a; }/' -e 's/struct D : A, B, C/struct D : B, A, C/' \
+	-e 's/int &&r;/int \&r;/' cxx-old.h > cxx-new.h
+for side in old new; do
+	printf '#include "cxx-%s.h"\nV::~V() {}\nD d; VB vb; U u; R *r;\n' "$side" > "cxx-$side.cc"
+	g++ -g $keep -Wno-subobject-linkage -c "cxx-$side.cc" -o "cxx-$side.o"
+done
+"$tool" dump cxx-old.o > cxx.txt
+for want in 'struct ns::S {' 'struct ns::inner::T {' 'struct (anonymous namespace)::Hidden {' \
+	'struct A  *base A;  */\*  *0  *4 \*/' 'struct B  *base B;  */\*  *8  *8 \*/' 'struct C  *base C;  */\*  *16  *1 \*/' \
+	'struct A  *virtual base A;' '_vptr (vtable pointer);' 'int &&  *r;'; do
+	if grep -q -- "$want" cxx.txt; then ok "C++: dump shows '$want'"; else bad "C++: dump lacks '$want'"; fi
+done
+# A compiled program confirms the base offsets read from DWARF.
+printf '#include "cxx-old.h"\n#include <cstdio>\nV::~V() {}\nint main() { D d; std::printf("%%td %%td\\n", (char *)static_cast<B *>(&d) - (char *)&d, (char *)static_cast<C *>(&d) - (char *)&d); }\n' > cxx-check.cc
+g++ -Wno-subobject-linkage cxx-check.cc -o cxx-check 2> err.txt && [ "$(./cxx-check)" = "8 16" ] && ok "C++: a compiled program confirms base offsets 8 and 16" || bad "C++: base offsets $(./cxx-check 2>/dev/null)"
+finds_change "C++: a change inside a namespace" cxx-old.o cxx-new.o "struct ns::S"
+finds_change "C++: base classes reordered" cxx-old.o cxx-new.o "struct D"
+finds_change "C++: T&& -> T&" cxx-old.o cxx-new.o "struct R"
+
 # --- inputs
 mkfifo fifo
 expect_error "FIFO with no writer" "fifo: is a pipe" dump fifo
