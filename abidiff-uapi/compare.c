@@ -720,6 +720,16 @@ static struct type_finding *compare_named(struct comparer *c, const char *name)
 		compare_members(c, o, n);
 	if (size_at != SIZE_MAX)
 		grade_size(c, &c->buf[size_at], c->buf + start, c->nbuf - start);
+	if (n->odr_next) {
+		/* Two layouts under one name in NEW: whichever a program got, the
+		 * other unit disagrees (the definitions were read in full, and the
+		 * first in layout order compared above). */
+		struct change *ch = push(c, CHANGE_ODR_CONFLICT, true, REASON_ODR_CONFLICT);
+		for (const struct layout_type *d = o; d; d = d->odr_next)
+			ch->old_value++;
+		for (const struct layout_type *d = n; d; d = d->odr_next)
+			ch->new_value++;
+	}
 
 	f = new_finding(c, name, o, n);
 	finish(c, f, start);

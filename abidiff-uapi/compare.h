@@ -37,6 +37,7 @@ enum change_kind {
 	CHANGE_ENUMERATOR_REMOVED,
 	CHANGE_ENUMERATOR_ADDED,
 	CHANGE_EMBEDDED,          /* a by-value member whose own type changed */
+	CHANGE_ODR_CONFLICT,      /* NEW defines the name with new_value different layouts (OLD: old_value) */
 };
 
 enum member_diff {

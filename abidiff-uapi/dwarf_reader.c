@@ -59,6 +59,9 @@ struct reader {
 	struct strmap visited[2];     /* units read, per pass */
 	size_t units, definitions;
 	bool has_alt;
+	bool multi_unit;              /* more than one compile unit: names may repeat */
+	struct strmap odr_keys;       /* layout_type * -> its definition key */
+	size_t odr_conflicts;
 	struct strmap files;          /* interned declaring files */
 	const char *comp_dir;
 	const char *default_comp_dir; /* for units that have none */
@@ -935,6 +938,77 @@ static void read_anonymous_enum(struct reader *r, Dwarf_Die *die, const char *sc
 	layout_model_add(r->model, t);
 }
 
+/* A definition's layout as one string: two definitions are the same type
+ * when their keys are equal. */
+static const char *definition_key(struct reader *r, struct layout_type *t)
+{
+	const char *k = strmap_iget(&r->odr_keys, (uint64_t)(uintptr_t)t);
+	if (!k) {
+		k = arena_printf(&r->model->arena, "%s/a%llu/%s", layout_anon_key(&r->model->arena, t),
+				 (unsigned long long)t->align, t->scope ? t->scope : "");
+		strmap_iput(&r->odr_keys, (uint64_t)(uintptr_t)t, (void *)k);
+	}
+	return k;
+}
+
+/* Another definition of first's name: dropped when some definition already
+ * has its layout, else chained as an ODR conflict. */
+static void add_definition(struct reader *r, struct layout_type *first, struct layout_type *t)
+{
+	const char *k = definition_key(r, t);
+	struct layout_type *last = first;
+	for (struct layout_type *d = first; d; d = d->odr_next) {
+		if (strcmp(definition_key(r, d), k) == 0)
+			return;
+		last = d;
+	}
+	last->odr_next = t;
+	r->odr_conflicts++;
+}
+
+/* Puts each name's definitions in layout-key order, the first in the
+ * model's own slot (its address is the model's), so that which unit came
+ * first does not decide which layout is compared. */
+static void order_definitions(struct reader *r)
+{
+	for (size_t i = 0; i < r->model->ntypes; i++) {
+		struct layout_type *first = r->model->types[i];
+		if (!first->odr_next)
+			continue;
+		size_t n = 0;
+		for (struct layout_type *d = first; d; d = d->odr_next)
+			n++;
+		struct layout_type **v = xrealloc(NULL, n * sizeof(*v));
+		struct layout_type *copies = xrealloc(NULL, n * sizeof(*copies));
+		const char **keys = xrealloc(NULL, n * sizeof(*keys));
+		size_t k = 0;
+		for (struct layout_type *d = first; d; d = d->odr_next, k++) {
+			v[k] = d;
+			copies[k] = *d;
+			keys[k] = definition_key(r, d);
+		}
+		/* Selection of the order by key (n is small). */
+		size_t *order = xrealloc(NULL, n * sizeof(*order));
+		for (size_t a = 0; a < n; a++)
+			order[a] = a;
+		for (size_t a = 0; a < n; a++)
+			for (size_t b = a + 1; b < n; b++)
+				if (strcmp(keys[order[b]], keys[order[a]]) < 0) {
+					size_t t = order[a];
+					order[a] = order[b];
+					order[b] = t;
+				}
+		for (size_t a = 0; a < n; a++) {
+			*v[a] = copies[order[a]];
+			v[a]->odr_next = a + 1 < n ? v[a + 1] : NULL;
+		}
+		free(order);
+		free(keys);
+		free(copies);
+		free(v);
+	}
+}
+
 /* Pass 2: every named definition, at any depth (g++ nests them), in any
  * namespace. */
 static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope, int depth)
@@ -980,13 +1054,19 @@ static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope
 					return;
 				continue;
 			}
-			if (name && !layout_model_find(r->model, name)) {
+			struct layout_type *first = name ? layout_model_find(r->model, name) : NULL;
+			if (name && (!first || r->multi_unit)) {
+				/* A name seen before (in another unit of a library) is read
+				 * again: a second layout under it is kept, not dropped. */
 				r->current = name;
 				struct layout_type *t = read_aggregate(r, &child, name, 0);
 				if (r->err)
 					return;
 				t->scope = scope;
-				layout_model_add(r->model, t);
+				if (!first)
+					layout_model_add(r->model, t);
+				else
+					add_definition(r, first, t);
 			}
 			r->definitions++;
 		}
@@ -1740,6 +1820,21 @@ struct au_error *dwarf_read_layouts_fd(const char *path, int fd, struct layout_m
 		}
 	}
 
+	/* Several units (a library, or dwz partial units): a name may be
+	 * defined in more than one. */
+	{
+		Dwarf_CU *cu = NULL, *next;
+		Dwarf_Half version;
+		uint8_t ut;
+		int n = 0;
+		while (n < 2 && dwarf_get_units(dw, cu, &next, &version, &ut, NULL, NULL) == 0) {
+			cu = next;
+			n += ut == DW_UT_compile || ut == DW_UT_skeleton || ut == DW_UT_partial;
+		}
+		r.multi_unit = n > 1;
+	}
+	strmap_init(&r.odr_keys);
+
 	/* Pass 1 over all units first: a typedef in one place may name an
 	 * anonymous aggregate that a member elsewhere uses. */
 	for (int pass = 0; pass < 2 && !r.err; pass++) {
@@ -1753,6 +1848,9 @@ struct au_error *dwarf_read_layouts_fd(const char *path, int fd, struct layout_m
 			}
 		}
 	}
+	if (!r.err && r.odr_conflicts)
+		order_definitions(&r);
+	strmap_deinit(&r.odr_keys);
 	if (!r.err && r.units == 0)
 		r.err = au_error_format("%s: no DWARF compilation units", path);
 	else if (!r.err && model->ntypes == 0)

@@ -60,6 +60,11 @@ struct layout_type {
 	 * its enumerators are named constants, paired by name across the whole
 	 * object rather than by the enum's name. */
 	bool anonymous;
+	/* Other definitions of this name in the same object with another layout
+	 * (two units of one library disagree: an ODR violation), each read in
+	 * full. The model's type is the definition whose layout sorts first, so
+	 * link order changes nothing; the rest follow in that order. */
+	struct layout_type *odr_next;
 	const char *file;         /* declaring file, absolute when known, else NULL */
 	unsigned line;
 	uint64_t size;            /* bytes */

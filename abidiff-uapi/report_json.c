@@ -118,8 +118,11 @@ void report_dump_json(FILE *out, const struct layout_model *m)
 	report_json_string(out, m->path);
 	fputs(",\"types\":[", out);
 	for (size_t i = 0; i < m->ntypes; i++) {
-		fputs(i ? ",\n" : "\n", out);
-		type_json(out, m->types[i]);
+		/* Every definition of a name, also those units disagree on (ODR). */
+		for (const struct layout_type *d = m->types[i]; d; d = d->odr_next) {
+			fputs(i || d != m->types[i] ? ",\n" : "\n", out);
+			type_json(out, d);
+		}
 	}
 	fputs("\n]}\n", out);
 }
@@ -178,6 +181,7 @@ static void change_json(FILE *out, const struct change *ch)
 		[CHANGE_ENUMERATOR_REMOVED] = "enumerator_removed",
 		[CHANGE_ENUMERATOR_ADDED] = "enumerator_added",
 		[CHANGE_EMBEDDED] = "embedded",
+		[CHANGE_ODR_CONFLICT] = "odr_conflict",
 	};
 	fprintf(out, "{\"change\":\"%s\",\"breaking\":%s,\"severity\":\"%s\",\"reasons\":", kinds[ch->kind],
 		ch->severity == SEVERITY_BREAK ? "true" : "false", au_severity_name(ch->severity));
@@ -189,6 +193,7 @@ static void change_json(FILE *out, const struct change *ch)
 		break;
 	case CHANGE_SIZE:
 	case CHANGE_ALIGNMENT:
+	case CHANGE_ODR_CONFLICT:   /* old, new: how many different layouts each side defines */
 		fprintf(out, ",\"old\":%" PRIu64 ",\"new\":%" PRIu64, ch->old_value, ch->new_value);
 		break;
 	case CHANGE_ENUMERATOR_VALUE:

@@ -173,8 +173,14 @@ char *report_type_text(const struct layout_type *t)
 
 void report_dump_text(FILE *out, const struct layout_model *m)
 {
-	for (size_t i = 0; i < m->ntypes; i++)
+	for (size_t i = 0; i < m->ntypes; i++) {
 		type_text(out, m->types[i]);
+		/* Every definition of a name that units of the object disagree on. */
+		for (const struct layout_type *d = m->types[i]->odr_next; d; d = d->odr_next) {
+			fprintf(out, "/* another definition of %s, with another layout (one definition rule) */\n", d->name);
+			type_text(out, d);
+		}
+	}
 }
 
 /* "offset 4, size 4", or for bitfields "bit 35 (byte 4 bit 3), 5 bits". */
@@ -273,6 +279,10 @@ void report_change_text(FILE *out, const struct change *ch)
 		break;
 	case CHANGE_EMBEDDED:
 		fprintf(out, "member %s: its type %s changed layout", ch->old_member.name, ch->other);
+		break;
+	case CHANGE_ODR_CONFLICT:
+		fprintf(out, "defined with %" PRIu64 " different layouts in NEW (one definition rule; OLD: %" PRIu64 ")",
+			ch->new_value, ch->old_value);
 		break;
 	}
 }

@@ -211,6 +211,38 @@ finds_change "C++: a change inside a namespace" cxx-old.o cxx-new.o "struct ns::
 finds_change "C++: base classes reordered" cxx-old.o cxx-new.o "struct D"
 finds_change "C++: T&& -> T&" cxx-old.o cxx-new.o "struct R"
 
+# --- one name, two layouts in one object (two units of a shared library)
+mkdir odr
+printf 'struct dup { int a; };\nstruct same { int s; };\nstruct dup d1; struct same s1;\n' > odr/a.c
+printf 'struct dup { long a; char b; };\nstruct same { int s; };\nstruct dup d2; struct same s2;\n' > odr/b.c
+printf 'struct dup { int a; };\nstruct same { int s; };\nstruct dup d2; struct same s2;\n' > odr/b0.c
+for f in a b b0; do gcc -g -fPIC -c "odr/$f.c" -o "odr/$f.o"; done
+gcc -shared -nostdlib odr/a.o odr/b.o -o odr/ab.so
+gcc -shared -nostdlib odr/b.o odr/a.o -o odr/ba.so
+gcc -shared -nostdlib odr/a.o odr/b0.o -o odr/ab0.so
+"$tool" dump odr/ab.so > odr.txt
+[ "$(grep -c '^struct dup {' odr.txt)" = 2 ] && grep -q 'another definition of struct dup' odr.txt &&
+	ok "ODR: both definitions of struct dup are kept" || bad "ODR: dump does not show both definitions"
+rc1=0 rc2=0
+"$tool" diff odr/ab.so odr/ba.so --format=json > odr1.json || rc1=$?
+"$tool" diff odr/ba.so odr/ab.so --format=json > odr2.json || rc2=$?
+if [ "$rc1" = "$rc2" ] && python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+strip = lambda d: [(t["name"], t["status"], t["severity"], [c["change"] for c in t["changes"]]) for t in d["types"]]
+sys.exit(0 if strip(a) == strip(b) else 1)' odr1.json odr2.json; then
+	ok "ODR: link order does not change the verdict (exit $rc1 both ways)"
+else
+	bad "ODR: link order changes the result ($rc1 vs $rc2)"
+fi
+"$tool" diff odr/ab0.so odr/ab.so --format=json > odr3.json || true
+python3 -c '
+import json, sys
+d = json.load(open("odr3.json"))
+ch = [c for t in d["types"] if t["name"] == "struct dup" for c in t["changes"] if c["change"] == "odr_conflict"]
+sys.exit(0 if ch and ch[0]["severity"] == "break" and ch[0]["reasons"] == ["odr-conflict"] and ch[0]["new"] == 2 and ch[0]["old"] == 1 and d["verdict"] == "incompatible" else 1)' &&
+	ok "ODR: a second unit changing struct dup is a break (odr-conflict)" || bad "ODR: the change in the second unit is missed"
+
 # --- inputs
 mkfifo fifo
 expect_error "FIFO with no writer" "fifo: is a pipe" dump fifo
