@@ -209,6 +209,11 @@ printf '#include "cxx-old.h"\n#include <cstdio>\nV::~V() {}\nint main() { D d; s
 g++ -Wno-subobject-linkage cxx-check.cc -o cxx-check 2> err.txt && [ "$(./cxx-check)" = "8 16" ] && ok "C++: a compiled program confirms base offsets 8 and 16" || bad "C++: base offsets $(./cxx-check 2>/dev/null)"
 finds_change "C++: a change inside a namespace" cxx-old.o cxx-new.o "struct ns::S"
 finds_change "C++: base classes reordered" cxx-old.o cxx-new.o "struct D"
+python3 -c '
+import json, sys
+d = json.load(open("diff.json"))
+moved = {c.get("member") for t in d["types"] if t["name"] == "struct D" for c in t["changes"] if c["change"] == "member"}
+sys.exit(0 if {"base A", "base B"} <= moved else 1)' && ok "C++: the bases themselves are reported moved" || bad "C++: base moves not reported"
 finds_change "C++: T&& -> T&" cxx-old.o cxx-new.o "struct R"
 
 # --- one name, two layouts in one object (two units of a shared library)
@@ -242,6 +247,44 @@ d = json.load(open("odr3.json"))
 ch = [c for t in d["types"] if t["name"] == "struct dup" for c in t["changes"] if c["change"] == "odr_conflict"]
 sys.exit(0 if ch and ch[0]["severity"] == "break" and ch[0]["reasons"] == ["odr-conflict"] and ch[0]["new"] == 2 and ch[0]["old"] == 1 and d["verdict"] == "incompatible" else 1)' &&
 	ok "ODR: a second unit changing struct dup is a break (odr-conflict)" || bad "ODR: the change in the second unit is missed"
+
+# --- objects edited in their assembly (gcc -S -dA): what other compilers write, or corruption
+# void spelled as a base type (as the Intel compiler writes it): still void.
+printf 'struct vs { int *p; };\nstruct vs g;\n' > void-base.c
+printf 'struct vs { void *p; };\nstruct vs g;\n' > void-gcc.c
+gcc -g -S -dA void-base.c -o void-base.s
+gcc -g -c void-gcc.c -o void-gcc.o
+python3 - <<'EOF'
+import re
+s = open("void-base.s").read()
+assert s.count('.ascii "int\\0"') == 1, "gcc no longer spells int inline"
+s = s.replace('.ascii "int\\0"', '.ascii "void\\0"')
+# One byte longer: the unit's length grows by one (the base type is its last DIE but the variable).
+s = re.sub(r'\.long\t0x([0-9a-f]+)\t# Length of Compilation Unit Info',
+           lambda m: '.long\t0x%x\t# Length of Compilation Unit Info' % (int(m.group(1), 16) + 1), s, count=1)
+open("void-base.s", "w").write(s)
+EOF
+gcc -c void-base.s -o void-base.o
+readelf --debug-dump=info void-base.o | grep -q 'DW_AT_name *: void' && ok "void base type: the edited object has a base type named void" || bad "void base type: edit failed"
+rc=0
+"$tool" diff void-gcc.o void-base.o > void.txt 2> err.txt || rc=$?
+[ "$rc" = 0 ] && grep -q 'void \*  *p;' <("$tool" dump void-base.o) && ok "void base type: void * equals gcc's void *" || bad "void base type: exit $rc"
+# A member's type reference pointing at another member's DIE: an error, not a garbage name.
+printf 'struct bad { int a; int b; };\nstruct bad g;\n' > badref.c
+gcc -g -S -dA badref.c -o badref.s
+python3 - <<'EOF'
+import re
+lines = open("badref.s").read().split("\n")
+members = [int(m.group(1), 16) for l in lines for m in [re.search(r'\(DIE \((0x[0-9a-f]+)\) DW_TAG_member\)', l)] if m]
+assert len(members) == 2
+# The second member's DW_AT_type now names the first member.
+after = next(i for i, l in enumerate(lines) if "(DIE (0x%x) DW_TAG_member)" % members[1] in l)
+i = next(i for i in range(after, len(lines)) if lines[i].endswith("# DW_AT_type"))
+lines[i] = "\t.long\t0x%x\t# DW_AT_type" % members[0]
+open("badref.s", "w").write("\n".join(lines))
+EOF
+gcc -c badref.s -o badref.o
+expect_error "corrupt type reference to a member DIE" "which is no type" dump badref.o
 
 # --- inputs
 mkfifo fifo
