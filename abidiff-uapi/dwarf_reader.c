@@ -1253,6 +1253,12 @@ static bool section_is(const char *n, const char *want)
 	return strncmp(n, want, wl) == 0 && (n[wl] == '\0' || strcmp(n + wl, ".dwo") == 0);
 }
 
+/* [off, off + size) lies in a file of total bytes (no wrap-around). */
+static bool in_file(uint64_t off, uint64_t size, uint64_t total)
+{
+	return size <= total && off <= total - size;
+}
+
 struct input_facts {
 	bool big_endian;
 	unsigned address_size;
@@ -1315,7 +1321,7 @@ static struct au_error *check_elf(const char *path, int fd, struct input_facts *
 						      path);
 				break;
 			}
-			if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size > (uint64_t)st.st_size) {
+			if (sh.sh_type != SHT_NOBITS && !in_file(sh.sh_offset, sh.sh_size, (uint64_t)st.st_size)) {
 				err = au_error_format("%s: truncated: section %s runs past the end of the file", path, n);
 				break;
 			}
@@ -1432,6 +1438,11 @@ static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 	}
 	struct elf_layout L = { .be = eh.e_ident[EI_DATA] == ELFDATA2MSB, .is64 = eh.e_ident[EI_CLASS] == ELFCLASS64,
 				.shentsize = eh.e_shentsize };
+	if (L.shentsize != (L.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)) ||
+	    !in_file(eh.e_shoff, (uint64_t)shnum * L.shentsize, (uint64_t)st.st_size)) {
+		err = au_error_format("%s: corrupt section table (entry size %u)", path, L.shentsize);
+		goto out;
+	}
 	GElf_Shdr *sh = xrealloc(NULL, shnum * sizeof(*sh));
 	const char **names = xrealloc(NULL, shnum * sizeof(*names));
 	bool *done = xrealloc(NULL, shnum);
@@ -1440,6 +1451,10 @@ static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 		Elf_Scn *scn = elf_getscn(elf, i);
 		if (!scn || !gelf_getshdr(scn, &sh[i]) || !(names[i] = elf_strptr(elf, shstrndx, sh[i].sh_name))) {
 			err = au_error_format("%s: corrupt section table: %s", path, elf_errmsg(-1));
+			goto out_arrays;
+		}
+		if (sh[i].sh_type != SHT_NOBITS && !in_file(sh[i].sh_offset, sh[i].sh_size, (uint64_t)st.st_size)) {
+			err = au_error_format("%s: truncated: section %s runs past the end of the file", path, names[i]);
 			goto out_arrays;
 		}
 	}
@@ -1520,7 +1535,7 @@ static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 		if (err)
 			break;
 		/* Section symbols of the other parts point into the merged one. */
-		if (symtab && sh[symtab].sh_offset + sh[symtab].sh_size <= (uint64_t)st.st_size) {
+		if (symtab) {
 			for (uint64_t e = 0; e + symsize <= sh[symtab].sh_size; e += symsize) {
 				unsigned char *p = img.data + sh[symtab].sh_offset + e;
 				unsigned char *shndx = p + (L.is64 ? 6 : 14);

@@ -21,7 +21,8 @@ if [ -z "$(ls -A "$corpus")" ]; then
 	for h in "$root"/fixtures/cases/*/*.h; do
 		i=$((i + 1))
 		printf '#include "%s"\n' "$h" > "$seeds/s$i.c"
-		for v in "gcc -g" "clang -g" "gcc -gdwarf-4" "gcc -g -m32" "gcc -g -gz=zlib"; do
+		for v in "gcc -g" "clang -g" "gcc -gdwarf-4" "gcc -g -m32" "gcc -g -gz=zlib" "gcc -g -fdebug-types-section" \
+			"gcc -gdwarf-4 -fdebug-types-section"; do
 			o=$seeds/s$i-$(echo "$v" | tr -c 'a-z0-9' _).o
 			$v -fno-eliminate-unused-debug-types -c "$seeds/s$i.c" -o "$o" 2>/dev/null || continue
 			if [ "$target" = fuzz-btf ]; then
