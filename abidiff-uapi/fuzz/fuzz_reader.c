@@ -64,6 +64,8 @@ static void run_all(const struct layout_model *o, const struct layout_model *n, 
 	compare_models(o, n, &opts, &c);
 	report_diff_json(null, &c, o->path, n->path);
 	report_diff_text(null, &c, o->path, n->path);
+	report_diff_sarif(null, &c, o->path, n->path);
+	report_diff_junit(null, &c, o, n, o->path, n->path);
 	report_dump_text(null, o);
 	report_dump_json(null, o);
 	comparison_deinit(&c);
