@@ -55,7 +55,7 @@ finds_change() {
 	local name=$1 old=$2 new=$3 type=$4 rc=0
 	shift 4
 	"$tool" diff "$old" "$new" --format=json "$@" > diff.json 2> err.txt || rc=$?
-	if [ "$rc" = 1 ] && python3 -c '
+	if [ "$rc" = 1 ] && [ ! -s err.txt ] && python3 -c '
 import json, sys
 d = json.load(open("diff.json"))
 sys.exit(0 if any(t["name"] == sys.argv[1] and t["status"] == "changed" for t in d["types"]) else 1)' "$type"; then
