@@ -1278,8 +1278,6 @@ static struct au_error *check_elf(const char *path, int fd, struct input_facts *
 		return au_error_format("%s: %s", path, strerror(errno));
 	unsigned char ident[EI_NIDENT];
 	ssize_t got = pread(fd, ident, sizeof(ident), 0);
-	if (got >= 8 && memcmp(ident, "!<arch>\n", 8) == 0)
-		return au_error_format("%s: archive: not supported (give its members, e.g. extracted with ar x)", path);
 	if (got >= 8 && memcmp(ident, "!<thin>\n", 8) == 0)
 		return au_error_format("%s: thin archive: not supported (give its members)", path);
 	if (got >= 4 && memcmp(ident, "BC\xc0\xde", 4) == 0)
@@ -1750,10 +1748,74 @@ struct au_error *dwarf_read_layouts_opts(const char *path, struct layout_model *
 	return dwarf_read_layouts_fd(path, fd, model, opts);
 }
 
+static struct au_error *read_fd(const char *path, int fd, struct layout_model *model,
+				const struct dwarf_read_options *opts, bool member);
+
+/* An ar archive (a static library): every member is read into the one
+ * model, as the units of a library are (a name that members define with
+ * different layouts is an ODR conflict). A member with no DWARF, or that
+ * cannot be read, is an error naming it. */
+static struct au_error *read_archive(const char *path, int fd, struct layout_model *model,
+				     const struct dwarf_read_options *opts)
+{
+	struct au_error *err = NULL;
+	Elf *ar = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!ar || elf_kind(ar) != ELF_K_AR) {
+		err = au_error_format("%s: corrupt archive: %s", path, elf_errmsg(-1));
+		elf_end(ar);
+		close(fd);
+		return err;
+	}
+	size_t members = 0;
+	Elf_Cmd cmd = ELF_C_READ_MMAP;
+	Elf *m;
+	while (!err && (m = elf_begin(fd, cmd, ar))) {
+		Elf_Arhdr *h = elf_getarhdr(m);
+		const char *name = h && h->ar_name ? h->ar_name : "?";
+		if (name[0] != '/') {   /* "/" and "//": the symbol and name tables */
+			char *label = NULL;
+			if (asprintf(&label, "%s(%s)", path, name) < 0)
+				label = NULL;
+			size_t size = 0;
+			char *raw = elf_rawfile(m, &size);
+			int mfd = raw && size ? memfd_create("abidiff-uapi-member", MFD_CLOEXEC) : -1;
+			if (!raw || !size) {
+				err = au_error_format("%s: an empty or unreadable member", label ? label : path);
+			} else if (mfd < 0 || write(mfd, raw, size) != (ssize_t)size) {
+				err = au_error_format("%s: %s", label ? label : path, strerror(errno));
+				if (mfd >= 0)
+					close(mfd);
+			} else {
+				err = read_fd(label ? label : path, mfd, model, opts, true);   /* closes mfd */
+			}
+			members++;
+			free(label);
+		}
+		cmd = elf_next(m);
+		elf_end(m);
+	}
+	elf_end(ar);
+	close(fd);
+	if (!err && members == 0)
+		err = au_error_format("%s: an archive with no members", path);
+	else if (!err && model->ntypes == 0)
+		err = au_error_format("%s: no struct, union or enum definition in any of its %zu members", path, members);
+	return err;
+}
+
 struct au_error *dwarf_read_layouts_fd(const char *path, int fd, struct layout_model *model,
 				       const struct dwarf_read_options *opts)
 {
+	unsigned char magic[8];
 	elf_version(EV_CURRENT);
+	if (pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) && memcmp(magic, "!<arch>\n", 8) == 0)
+		return read_archive(path, fd, model, opts);
+	return read_fd(path, fd, model, opts, false);
+}
+
+static struct au_error *read_fd(const char *path, int fd, struct layout_model *model,
+				const struct dwarf_read_options *opts, bool member)
+{
 	struct reader r = { .model = model, .path = path };
 	struct input_facts facts = { 0 };
 	struct au_error *err = NULL;
@@ -1846,7 +1908,7 @@ struct au_error *dwarf_read_layouts_fd(const char *path, int fd, struct layout_m
 			cu = next;
 			n += ut == DW_UT_compile || ut == DW_UT_skeleton || ut == DW_UT_partial;
 		}
-		r.multi_unit = n > 1;
+		r.multi_unit = n > 1 || model->ntypes > 0;   /* or an earlier archive member */
 	}
 	strmap_init(&r.odr_keys);
 
@@ -1868,7 +1930,7 @@ struct au_error *dwarf_read_layouts_fd(const char *path, int fd, struct layout_m
 	strmap_deinit(&r.odr_keys);
 	if (!r.err && r.units == 0)
 		r.err = au_error_format("%s: no DWARF compilation units", path);
-	else if (!r.err && model->ntypes == 0)
+	else if (!r.err && model->ntypes == 0 && !member)
 		r.err = au_error_format("%s: no struct, union or enum definition read from its debug information "
 					"(%zu units, %zu definitions)", path, r.units / 2, r.definitions);
 	strmap_deinit(&r.infos);

@@ -11,7 +11,7 @@
 #     object, a .dwo given directly, a missing .dwo
 #   - dwz supplements: dwz -m, found beside the file or with --alt, missing
 #   - deep typedef chains and anonymous nesting; typedef struct {...} *Ptr
-#   - inputs: FIFOs (also --btf), archives, slim LTO, truncated files, -o over
+#   - archives (every member), and inputs: FIFOs (also --btf), slim LTO, truncated files, -o over
 #     non-regular files and the mode of a replaced file
 # Usage: tests/readers.sh ABIDIFF_UAPI_BINARY
 set -eu
@@ -294,9 +294,36 @@ expect_error "FIFO with no writer, --btf" "fifo: is a pipe" dump --btf fifo
 sleep 0.2
 expect_error "FIFO with a writer, --btf" "fifo: is a pipe" dump --btf fifo
 wait
+# Archives: every member read into one model; a member without DWARF is named.
 cp ref-gccgdwarf5.o member.o
-ar rc lib.a member.o
-expect_error "archive" "lib.a: archive: not supported" dump lib.a
+gcc -g $keep -fdebug-types-section -c dwz/old-2.c -o member2.o
+ar rc lib.a member.o member2.o
+gcc -g $keep -c dwz/old-2.c -o member2-plain.o
+"$tool" dump member.o > m1.txt
+"$tool" dump member2-plain.o > m2.txt
+"$tool" dump lib.a > lib.txt
+if python3 -c '
+import sys
+def types(path):
+    out, cur = {}, []
+    for line in open(path):
+        cur.append(line)
+        if line.startswith("}"):
+            block = "".join(cur).strip()
+            out[block.split("{")[0].split("*/")[-1].strip()] = block
+            cur = []
+    return out
+a, b, lib = types("m1.txt"), types("m2.txt"), types("lib.txt")
+sys.exit(0 if lib == {**a, **b} and len(lib) >= 6 else 1)'; then
+	ok "archive: both members read (one with type units), as each alone"
+else
+	bad "archive: lib.a does not read as its members"
+fi
+gcc -c -x c /dev/null -o nodebug-member.o
+ar rc libbad.a member.o nodebug-member.o
+expect_error "archive: a member without DWARF" "libbad.a(nodebug-member.o): no DWARF" dump libbad.a
+ar rc libodr.a odr/a.o odr/b.o
+finds_change "archive: two members disagree on struct dup (ODR)" odr/a.o libodr.a "struct dup"
 gcc -flto -g -c old.c -o lto.o
 expect_error "slim LTO object" "LTO-only object" dump lto.o
 head -c 2000 ref-gccgdwarf5.o > trunc.o
