@@ -1193,10 +1193,18 @@ static void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass)
 					set_error(r, au_error_format("%s: the split DWARF unit at 0x%llx names its .dwo in a "
 								     "form this libdw cannot read (clang's DW_FORM_strx "
 								     "in a .o): not read", file, off));
-				else
+				else {
+					/* A DWARF package beside the object: libdw 0.188 does
+					 * not read .dwp files. */
+					char *dwp = NULL;
+					bool has_dwp = asprintf(&dwp, "%s.dwp", r->path) >= 0 && access(dwp, F_OK) == 0;
+					free(dwp);
 					set_error(r, au_error_format("%s: the split DWARF unit at 0x%llx is in %s, which was "
-								     "not found (looked in %s and beside %s)", file, off, dwo,
-								     cd && string_ok(r, cd) ? cd : "(no comp_dir)", file));
+								     "not found (looked in %s and beside %s)%s", file, off, dwo,
+								     cd && string_ok(r, cd) ? cd : "(no comp_dir)", file,
+								     has_dwp ? "; its .dwp package is not read by this libdw "
+									       "(elfutils 0.188)" : ""));
+				}
 				return;
 			}
 			Dwarf *sd = dwarf_cu_getdwarf(subdie.cu);

@@ -128,6 +128,12 @@ same_dump "split DWARF: moved, .dwo beside the object" ref-split-gccgdwarf5.o mo
 	cmp -s dwo.txt ref-nofile.txt && ok "split DWARF: a .dwo given directly" || { bad "split DWARF: a .dwo given directly"; diff ref-nofile.txt dwo.txt | head -5; }
 rm moved/old.dwo
 expect_error "split DWARF: missing .dwo" "old.dwo, which was not found" dump moved/old.o
+# A .dwp package (binutils' dwp; it crashes on gcc 12's DWARF 5, hence DWARF 4):
+# libdw 0.188 cannot read it, so the executable is refused, saying why.
+mkdir dwp
+printf '#include "../old.h"\nint main(void) { return 0; }\n' > dwp/m.c
+(cd dwp && gcc -gdwarf-4 -gsplit-dwarf $keep m.c -o m && dwp -e m -o m.dwp && rm -f ./*.dwo)
+expect_error "split DWARF: a .dwp package" "its .dwp package is not read by this libdw" dump dwp/m
 
 # --- dwz supplements (dwz works on linked objects)
 mkdir dwz
