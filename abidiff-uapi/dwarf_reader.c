@@ -1939,8 +1939,11 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 	if (!r.err && r.units == 0)
 		r.err = au_error_format("%s: no DWARF compilation units", path);
 	else if (!r.err && model->ntypes == 0 && !member)
-		r.err = au_error_format("%s: no struct, union or enum definition read from its debug information "
-					"(%zu units, %zu definitions)", path, r.units / 2, r.definitions);
+		r.err = r.definitions
+			? au_error_format("%s: none of the %zu struct, union or enum definitions in its debug information "
+					  "(%zu units) has a name to compare it by", path, r.definitions, r.units / 2)
+			: au_error_format("%s: its debug information (%zu unit%s) defines no struct, union or enum: "
+					  "no layout to compare", path, r.units / 2, r.units / 2 == 1 ? "" : "s");
 	strmap_deinit(&r.infos);
 	strmap_deinit(&r.anon_names);
 	strmap_deinit(&r.ptr_names);

@@ -292,6 +292,11 @@ EOF
 gcc -c badref.s -o badref.o
 expect_error "corrupt type reference to a member DIE" "which is no type" dump badref.o
 
+# --- never an empty model: debug information with no type to compare is refused
+printf 'int counter;\nint next(int x) { return x + counter; }\n' > notypes.c
+gcc -g -c notypes.c -o notypes.o
+expect_error "debug information with no struct, union or enum" "notypes.o: its debug information (1 unit) defines no struct" dump notypes.o
+
 # --- inputs
 mkfifo fifo
 expect_error "FIFO with no writer" "fifo: is a pipe" dump fifo
