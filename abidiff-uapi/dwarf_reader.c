@@ -56,6 +56,7 @@ struct reader {
 	struct strmap anon_names;     /* aggregate DIE -> typedef name */
 	struct strmap ptr_names;      /* aggregate DIE -> "*P" of typedef struct {...} *P */
 	struct strmap qual_names;     /* aggregate DIE in a namespace -> "ns::name" */
+	struct strmap decl_scopes;    /* declaration DIE in a class -> that class's model name */
 	struct strmap visited[2];     /* units read, per pass */
 	size_t units, definitions;
 	bool has_alt;
@@ -873,7 +874,7 @@ static const char *qualify(struct reader *r, const char *qual, Dwarf_Die *ns)
 /* Pass 1: remember which anonymous aggregates a typedef names, directly or
  * through a pointer (typedef struct {...} *Ptr), and the namespace of every
  * aggregate in one. */
-static void collect_typedefs(struct reader *r, Dwarf_Die *parent, const char *qual, int depth)
+static void collect_typedefs(struct reader *r, Dwarf_Die *parent, const char *qual, const char *scope, int depth)
 {
 	Dwarf_Die child;
 	int rc;
@@ -906,13 +907,21 @@ static void collect_typedefs(struct reader *r, Dwarf_Die *parent, const char *qu
 		} else if (tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
 			   tag == DW_TAG_union_type || tag == DW_TAG_namespace || tag == DW_TAG_enumeration_type) {
 			if (tag == DW_TAG_namespace) {
-				collect_typedefs(r, &child, qualify(r, qual, &child), depth + 1);
+				collect_typedefs(r, &child, qualify(r, qual, &child), NULL, depth + 1);
 			} else {
-				if (*qual && die_name(r, &child))
+				const char *n = die_name(r, &child);
+				if (*qual && n)
 					strmap_iput(&r->qual_names, die_key(&child),
-						    (void *)arena_printf(&r->model->arena, "%s%s", qual, die_name(r, &child)));
+						    (void *)arena_printf(&r->model->arena, "%s%s", qual, n));
+				/* A class's member type declared here and defined
+				 * elsewhere (DW_AT_specification: out of line, or in a
+				 * type unit): its scope is this class. */
+				if (scope && is_declaration(&child))
+					strmap_iput(&r->decl_scopes, die_key(&child), (void *)scope);
+				const char *self = n ? arena_printf(&r->model->arena, "%s %s%s", aggregate_prefix(tag), qual, n)
+						     : NULL;
 				if (tag != DW_TAG_enumeration_type)
-					collect_typedefs(r, &child, qual, depth + 1);
+					collect_typedefs(r, &child, qual, self, depth + 1);
 			}
 		}
 	} while (!r->err && (rc = dwarf_siblingof(&child, &child)) == 0);
@@ -1046,10 +1055,27 @@ static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope
 			n = die_name(r, &child);
 		const char *name = n ? arena_printf(&r->model->arena, "%s %s", aggregate_prefix(tag), n)
 				     : strmap_iget(&r->anon_names, die_key(&child));
+		const char *own_scope = scope;
+		Dwarf_Attribute spec_attr;
+		Dwarf_Die spec;
+		if (dwarf_attr(&child, DW_AT_specification, &spec_attr) && dwarf_formref_die(&spec_attr, &spec)) {
+			/* Defined outside the class that declares it: named and
+			 * scoped as the declaration is. */
+			const char *ds = strmap_iget(&r->decl_scopes, die_key(&spec));
+			if (ds)
+				own_scope = ds;
+			if (!n) {
+				const char *sn = strmap_iget(&r->qual_names, die_key(&spec));
+				if (!sn)
+					sn = die_name(r, &spec);
+				if (sn)
+					name = arena_printf(&r->model->arena, "%s %s", aggregate_prefix(tag), sn);
+			}
+		}
 		if (!is_declaration(&child) && dwarf_hasattr(&child, DW_AT_byte_size)) {
 			if (!name && tag == DW_TAG_enumeration_type) {
 				r->current = "an anonymous enum";
-				read_anonymous_enum(r, &child, scope);
+				read_anonymous_enum(r, &child, own_scope);
 				if (r->err)
 					return;
 				continue;
@@ -1062,7 +1088,7 @@ static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope
 				struct layout_type *t = read_aggregate(r, &child, name, 0);
 				if (r->err)
 					return;
-				t->scope = scope;
+				t->scope = own_scope;
 				if (!first)
 					layout_model_add(r->model, t);
 				else
@@ -1137,7 +1163,7 @@ static void walk_unit(struct reader *r, Dwarf_Die *cu, int pass)
 			r->model->lang = language_of(lang);
 	}
 	if (pass == 0)
-		collect_typedefs(r, cu, "", 0);
+		collect_typedefs(r, cu, "", NULL, 0);
 	else
 		collect_types(r, cu, NULL, 0);
 	r->comp_dir = saved;
@@ -1881,6 +1907,7 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 	strmap_init(&r.anon_names);
 	strmap_init(&r.ptr_names);
 	strmap_init(&r.qual_names);
+	strmap_init(&r.decl_scopes);
 	strmap_init(&r.files);
 	strmap_init(&r.visited[0]);
 	strmap_init(&r.visited[1]);
@@ -1948,6 +1975,7 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 	strmap_deinit(&r.anon_names);
 	strmap_deinit(&r.ptr_names);
 	strmap_deinit(&r.qual_names);
+	strmap_deinit(&r.decl_scopes);
 	strmap_deinit(&r.files);
 	strmap_deinit(&r.visited[0]);
 	strmap_deinit(&r.visited[1]);

@@ -8,7 +8,7 @@ DIFF_ARGS, extra options for diff such as --strict; REVERSE=yes to also diff
 NEW against OLD, against expected-reverse.txt and expected-reverse.json: a
 safe change read backwards is usually a break, and both must be right).
 For every variant (gcc, gcc -gdwarf-4, gcc -gz, clang, a shared object, an
-executable, a gcc/clang mix) the text and JSON reports must equal
+executable, a gcc/clang mix, type units, split DWARF) the text and JSON reports must equal
 expected.txt and expected.json, byte for byte, and the exit status must match
 the verdict. Independently of our DWARF reading, the sizes and member offsets
 that `dump` reports are compiled back into static assertions with sizeof and
@@ -34,8 +34,11 @@ VARIANTS = {
     "clang": (["clang", "-g"], ["clang++", "-g"], "obj"),
     "gcc-shared": (["gcc", "-g", "-fPIC"], ["g++", "-g", "-fPIC"], "shared"),
     "gcc-exe": (["gcc", "-g"], ["g++", "-g"], "exe"),
+    # Type units (in COMDAT groups of the .o) and split DWARF (a .dwo beside it).
+    "gcc-types": (["gcc", "-g", "-fdebug-types-section"], ["g++", "-g", "-fdebug-types-section"], "obj"),
+    "gcc-split": (["gcc", "-g", "-gsplit-dwarf"], ["g++", "-g", "-gsplit-dwarf"], "obj"),
 }
-DEFAULT_VARIANTS = ["gcc", "gcc-dwarf4", "gcc-gz", "clang", "gcc-shared", "gcc-exe", "mixed"]
+DEFAULT_VARIANTS = ["gcc", "gcc-dwarf4", "gcc-gz", "clang", "gcc-shared", "gcc-exe", "mixed", "gcc-types", "gcc-split"]
 
 
 def read_conf(case):

@@ -210,6 +210,14 @@ for want in 'struct ns::S {' 'struct ns::inner::T {' 'struct (anonymous namespac
 	'struct A  *virtual base A;' '_vptr (vtable pointer);' 'int &&  *r;'; do
 	if grep -q -- "$want" cxx.txt; then ok "C++: dump shows '$want'"; else bad "C++: dump lacks '$want'"; fi
 done
+# A member type defined out of its class (DW_AT_specification) keeps the class as its scope.
+printf 'struct Outer { struct Inner; int o; };\nstruct Outer::Inner { long i; };\nOuter::Inner oi; Outer oo;\n' > ool.cc
+g++ -g $keep -c ool.cc -o ool.o
+"$tool" dump --format=json ool.o | python3 -c '
+import json, sys
+t = {x["name"]: x for x in json.load(sys.stdin)["types"]}
+sys.exit(0 if t["struct Inner"].get("scope") == "struct Outer" and t["struct Inner"]["size"] == 8 else 1)' &&
+	ok "C++: struct Outer::Inner defined out of line is scoped in struct Outer" || bad "C++: out-of-line nested type lost its scope"
 # A compiled program confirms the base offsets read from DWARF.
 printf '#include "cxx-old.h"\n#include <cstdio>\nV::~V() {}\nint main() { D d; std::printf("%%td %%td\\n", (char *)static_cast<B *>(&d) - (char *)&d, (char *)static_cast<C *>(&d) - (char *)&d); }\n' > cxx-check.cc
 g++ -Wno-subobject-linkage cxx-check.cc -o cxx-check 2> err.txt && [ "$(./cxx-check)" = "8 16" ] && ok "C++: a compiled program confirms base offsets 8 and 16" || bad "C++: base offsets $(./cxx-check 2>/dev/null)"
