@@ -1,7 +1,8 @@
 """uapi-check: check a kernel's UAPI layouts before and after a patch series, in C and C++.
 
   abidiff-uapi/uapi-check [--kernel 6.1|6.12] [--patches DIR] [--out DIR] [--jobs N] [--quiet]
-  abidiff-uapi/uapi-check --old TREE --new TREE [--out DIR]      (release drift)
+  abidiff-uapi/uapi-check --old TREE --new TREE [--out DIR] [--fail-on=break|review]  (release drift)
+  ... [--waivers FILE] [--baseline OLD/report.json]                 (for CI: waivers.py)
 
 Steps (one module each):
   0. env.py:      what the run needs is installed (it installs nothing: scripts/install-deps does).
@@ -36,9 +37,10 @@ from .judge import evaluate_checks
 from .matrix import comparison_coverage, step_compare
 from .model import Options, Report
 from .render import render_text, size_differences, summary_rows, terminal_summary
-from .trees import step_trees
+from .trees import header_changes, step_trees
 from .units import step_extra_units, step_units
 from .util import Fatal, Progress, write_atomic
+from .waivers import apply as apply_waivers, load_baseline, load_waivers
 
 
 def parse_args(argv):
@@ -53,6 +55,12 @@ def parse_args(argv):
     p.add_argument("--out", help="output directory (default build/uapi-check/KERNEL, or OLD-vs-NEW)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel jobs (default nproc)")
     p.add_argument("--quiet", action="store_true", help="print only the verdict")
+    p.add_argument("--fail-on", choices=("break", "review"), default="break",
+                   help="drift: fail on break findings (default), or on review findings too")
+    p.add_argument("--waivers", metavar="FILE",
+                   help="accepted changes, one 'TYPE[.MEMBER]  reason' a line: reported as waived")
+    p.add_argument("--baseline", metavar="REPORT",
+                   help="an earlier report.json: fail only on findings it does not have")
     a = p.parse_args(argv)
     if bool(a.old) != bool(a.new):
         p.error("--old and --new go together")
@@ -67,7 +75,9 @@ def parse_args(argv):
             if a.old else a.kernel
         out = os.path.join(ROOT, "build", "uapi-check", name)
     return Options(kernel=a.kernel, patches=patches, old=a.old, new=a.new, out=os.path.abspath(out),
-                   jobs=a.jobs, quiet=a.quiet)
+                   jobs=a.jobs, quiet=a.quiet, fail_on=a.fail_on,
+                   waivers=os.path.abspath(a.waivers) if a.waivers else None,
+                   baseline=os.path.abspath(a.baseline) if a.baseline else None)
 
 
 def remove_stale_reports(out):
@@ -86,6 +96,9 @@ def describe_run(opts, trees):
 
 def check(opts, progress, started):
     """The whole run, step by step; returns the Report."""
+    # Bad waiver or baseline files stop the run before any work.
+    waivers = load_waivers(opts.waivers) if opts.waivers else []
+    baseline = load_baseline(opts.baseline) if opts.baseline else None
     compilers = check_environment(opts)
     trees = step_trees(opts, progress)
     headers = step_headers(opts, compilers, trees, progress)
@@ -95,11 +108,15 @@ def check(opts, progress, started):
     tool = ensure_tool(progress)
     comparisons = step_compare(opts, tool, extra, progress)
     coverage = comparison_coverage(units, headers, comparisons)
+    accepted = apply_waivers(comparisons, waivers, baseline)
+    if any(accepted.values()):
+        progress.step(f"  accepted: {accepted['waived']} waived, {accepted['baselined']} in the baseline")
     mode = "drift" if opts.drift else "series"
-    report = Report(mode=mode, what=describe_run(opts, trees),
-                    checks=evaluate_checks(mode, headers, comparisons), compilers=compilers,
+    checks = evaluate_checks(mode, headers, comparisons, baseline.headers if baseline else frozenset())
+    report = Report(mode=mode, what=describe_run(opts, trees), checks=checks, compilers=compilers,
                     trees=trees, headers=headers, units=units, extra=extra, comparisons=comparisons,
-                    coverage=coverage)
+                    coverage=coverage, fail_on=opts.fail_on, header_changes=header_changes(trees),
+                    waivers=waivers, baseline=opts.baseline)
     report.summary = summary_rows(headers, units, extra, comparisons, coverage)
     report.size_differences = size_differences(comparisons)
     report.elapsed_s = time.monotonic() - started

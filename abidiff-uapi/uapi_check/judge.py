@@ -1,18 +1,21 @@
-"""The judge: what the findings of abidiff-uapi mean for each named check of the run."""
-import json
+"""The judge: what abidiff-uapi's findings mean for each named check of a run.
 
+The tool decides what a change is: each change carries its kind ("change"), its severity
+(break, review, safe) and its reasons (README "Severities and reasons"). The judge never looks at
+display types or re-derives a layout; it maps (role of the comparison, kind, severity) to a
+verdict for one named check:
+
+  drift       (two releases, the evolution idioms apply): break fails; review fails only with
+              --fail-on=review.
+  series-c    (C before/after the series, --strict): an alias the tool pairs with an old name is
+              fine; any other added member, lost name or layout change fails.
+  series-cxx  (C++ before/after, --strict): names must stay; layouts may change (to match C, which
+              the cross comparisons check). The empty struct 6.1's __DECLARE_FLEX_ARRAY puts
+              before a flexible array (1 byte in C++, none in C) may go: no program names it.
+  cross, cross-series (C vs C++, --strict): any break fails; a C++-keyword rename the tool calls
+              safe (cxx-keyword) is fine, and so is a name only C has (an alias of a keyword).
+"""
 from .model import CheckResult, Failure, Finding
-
-# C++ keywords and alternative tokens: a C member with one of these names cannot be used from C++.
-CXX_KEYWORDS = frozenset("""
-alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
-char32_t class compl concept const consteval constexpr constinit const_cast continue co_await
-co_return co_yield decltype default delete do double dynamic_cast else enum explicit export extern
-false float for friend goto if inline int long mutable namespace new noexcept not not_eq nullptr
-operator or or_eq private protected public register reinterpret_cast requires return short signed
-sizeof static static_assert static_cast struct switch template this thread_local throw true try
-typedef typeid typename union unsigned using virtual void volatile wchar_t while xor xor_eq
-""".split())
 
 CHECKS = {
     "series": [
@@ -28,9 +31,15 @@ CHECKS = {
         ("drift", "no incompatible layout drift between the two trees"),
     ],
 }
+# Driver verdicts of one finding. Only "fail" makes a check fail.
+FAIL, REVIEW, OK, NOTE, WAIVED, BASELINED = "fail", "review", "ok", "note", "waived", "baselined"
+# Changes that take a name away from programs.
+NAME_KINDS = ("member_removed", "renamed", "enumerator_removed", "alias_removed")
+CROSS = ("cross", "cross-series")
 
 
 def member_desc(m):
+    """A member for people: its display type, name and place (never compared)."""
     if not m:
         return "?"
     where = f"offset {m.get('offset')}"
@@ -39,147 +48,152 @@ def member_desc(m):
     return f"{m.get('type', '?')} {m.get('name', '?')} ({where}, size {m.get('size')})"
 
 
-def same_slot(a, b):
-    keys = ("bit_offset", "size", "bit_size", "type")
-    return bool(a and b) and all(a.get(k) == b.get(k) for k in keys)
-
-
-def is_layout_change(c):
-    """Does a change move or resize something (not a name or a type name alone)?"""
-    kind = c.get("change")
-    if kind in ("size", "alignment", "member_removed", "enumerator_value", "enumerator_removed"):
-        return True
-    if kind == "member":
-        return bool(set(c.get("what", [])) & {"offset", "bit_size", "size"})
-    return False
-
-
-def is_flex_filler(m):
-    """The empty struct that 6.1's __DECLARE_FLEX_ARRAY puts before a flexible array."""
-    return (str(m.get("name", "")).startswith("__empty_") and m.get("size", 99) <= 1
-            and str(m.get("type", "")).startswith("struct {"))
-
-
 def describe_change(c):
     kind = c.get("change")
-    if kind in ("size", "alignment"):
+    if kind in ("size", "alignment", "kind"):
         return f"{kind} {c.get('old')} -> {c.get('new')}"
     if kind == "member":
         return (f"member {c.get('member')} ({', '.join(c.get('what', []))}): "
                 f"{member_desc(c.get('old'))} -> {member_desc(c.get('new'))}")
     if kind == "member_removed":
         return f"member {member_desc(c.get('old'))} removed"
+    if kind == "member_added":
+        over = f" over {c['overlaps']}" if c.get("overlaps") else ""
+        return f"member {member_desc(c.get('new'))} added{over}"
+    if kind == "alias_added":
+        return f"alias {member_desc(c.get('new'))} of {c.get('alias_of')}"
+    if kind == "alias_removed":
+        return f"alias {member_desc(c.get('old'))} of {c.get('alias_of')} removed"
+    if kind == "renamed":
+        return f"{member_desc(c.get('old'))} is {(c.get('new') or {}).get('name')} in the new"
+    if kind == "embedded":
+        return f"member {c.get('member')} embeds changed {c.get('type')}"
     if kind == "enumerator_value":
         return f"enumerator {c.get('enumerator')} {c.get('old')} -> {c.get('new')}"
     if kind == "enumerator_removed":
         return f"enumerator {c.get('enumerator')} = {c.get('old')} removed"
-    return json.dumps(c, sort_keys=True)
-
-
-def judge_change(role, c):
-    """One finding for one change: (severity, check, text). Severity: fail, ok or note."""
-    kind = c.get("change")
-    if kind == "alias_added":
-        return ("ok", "aliases-share-layout",
-                f"alias {member_desc(c.get('new'))} of {c.get('alias_of')}")
-    if kind == "alias_removed":
-        if role in ("cross", "cross-series"):
-            return ("ok", "c-cxx-same-layout",
-                    f"{c.get('old', {}).get('name')} (alias of {c.get('alias_of')}) exists only in C")
-        return ("fail", "c-names-kept" if role == "series-c" else "cxx-names-kept",
-                f"alias {member_desc(c.get('old'))} removed")
-    if kind == "renamed":
-        old, new = c.get("old") or {}, c.get("new") or {}
-        text = f"{member_desc(old)} is {new.get('name')} in the new"
-        if role in ("cross", "cross-series"):
-            if not same_slot(old, new):
-                return ("fail", "c-cxx-same-layout", text + " with another layout")
-            if old.get("name") in CXX_KEYWORDS:
-                return ("ok", "aliases-share-layout", text + f" (C++ keyword '{old.get('name')}')")
-            return ("note", "c-cxx-same-layout", text + " (same layout, not a C++ keyword)")
-        return ("fail", "c-names-kept" if role == "series-c" else "cxx-names-kept", text)
-    if kind == "member_added":
-        new = c.get("new")
-        if role == "series-c":
-            return ("fail", "aliases-share-layout",
-                    f"member {member_desc(new)} added: not an alias sharing offset, size and type")
-        return ("note", "c-cxx-same-layout" if role.startswith("cross") else "drift",
-                f"member {member_desc(new)} added")
     if kind == "enumerator_added":
-        return ("note", "c-layout-unchanged", f"enumerator {c.get('enumerator')} = {c.get('new')} added")
-    if kind == "embedded":
-        return ("note", "c-layout-unchanged", f"member {c.get('member')} embeds changed {c.get('type')}")
-    # size, alignment, member, member_removed, enumerator_value, enumerator_removed
-    text = describe_change(c)
+        return f"enumerator {c.get('enumerator')} = {c.get('new')} added"
+    return f"{kind} {c.get('member') or c.get('enumerator') or ''}".strip()
+
+
+def change_text(c):
+    reasons = c.get("reasons") or []
+    return describe_change(c) + (f" [{', '.join(reasons)}]" if reasons else "")
+
+
+def is_flex_filler(c, type_changes):
+    """The empty struct __DECLARE_FLEX_ARRAY puts before flexible array X: a removed member
+    __empty_X of at most 1 byte whose type is a struct, next to a flexible member X."""
+    old = c.get("old") or {}
+    name = str(old.get("name") or "")
+    if not name.startswith("__empty_") or old.get("size", 99) > 1 or not str(old.get("key", "struct")).startswith("struct"):
+        return False
+    flex = name[len("__empty_"):]
+    return any(o.get("member") == flex and ((o.get("old") or {}).get("flexible") or (o.get("new") or {}).get("flexible"))
+               for o in type_changes)
+
+
+def judge_change(role, c, fail_on="break", type_changes=()):
+    """(verdict, check) for one change of the tool, by the comparison's role, the change's kind
+    and its severity."""
+    kind, sev = c.get("change"), c.get("severity", "break")
+    reasons = c.get("reasons") or []
+    if role == "drift":
+        if sev == "break" or (sev == "review" and fail_on == "review"):
+            return FAIL, "drift"
+        return (REVIEW if sev == "review" else OK), "drift"
     if role == "series-c":
-        names = kind in ("member_removed", "enumerator_removed")
-        return ("fail", "c-names-kept" if names else "c-layout-unchanged", text)
+        if kind == "alias_added":
+            return OK, "aliases-share-layout"
+        if kind == "member_added":
+            return FAIL, "aliases-share-layout"   # not an alias sharing offset, size and type
+        if kind in NAME_KINDS:
+            return (OK if sev == "safe" else FAIL), "c-names-kept"
+        if kind in ("embedded", "enumerator_added"):
+            return NOTE, "c-layout-unchanged"      # the embedded type is judged on its own
+        return (FAIL if sev in ("break", "review") else OK), "c-layout-unchanged"
     if role == "series-cxx":
-        if kind == "member_removed" and is_flex_filler(c.get("old") or {}):
-            # __DECLARE_FLEX_ARRAY's empty struct: no storage in C, 1 byte in
-            # C++. Dropping it from C++ is the fix that makes C++ match C (the
-            # cross comparisons prove the match); no user names it.
-            return ("note", "cxx-layout", text + " (empty __DECLARE_FLEX_ARRAY filler, 0 bytes in C)")
-        if kind in ("member_removed", "enumerator_removed"):
-            return ("fail", "cxx-names-kept", text)
+        if kind in NAME_KINDS and sev != "safe":
+            if kind == "member_removed" and is_flex_filler(c, type_changes):
+                return NOTE, "cxx-layout"
+            return FAIL, "cxx-names-kept"
         # The series may change C++ layouts to match C; the cross comparisons check that.
-        return ("note", "cxx-layout", text)
-    if role in ("cross", "cross-series"):
-        if is_layout_change(c):
-            return ("fail", "c-cxx-same-layout", text)
-        return ("note", "c-cxx-same-layout", text)
-    return ("fail" if is_layout_change(c) or kind == "member_removed" else "note", "drift", text)
+        return NOTE, "cxx-layout"
+    if role in CROSS:
+        if kind == "renamed":
+            # class -> _class in the same slot: the tool says safe, reason cxx-keyword.
+            return (OK, "aliases-share-layout") if sev == "safe" else (FAIL, "c-cxx-same-layout")
+        if kind in ("alias_removed", "alias_added"):
+            return OK, "c-cxx-same-layout"       # a name only one language has, in a shared slot
+        if kind == "member_added":
+            return (FAIL if "overlap" in reasons or sev == "break" else NOTE), "c-cxx-same-layout"
+        if kind in ("embedded", "enumerator_added"):
+            return NOTE, "c-cxx-same-layout"
+        return (FAIL if sev in ("break", "review") else OK), "c-cxx-same-layout"
+    raise ValueError(f"unknown comparison role {role}")
 
 
-def judge_type(role, t):
-    """Findings for one type entry of the tool's output."""
+def removed_check(role):
+    return {"series-c": "c-names-kept", "series-cxx": "cxx-names-kept", "drift": "drift"}.get(
+        role, "c-cxx-same-layout")
+
+
+def judge_type(role, t, fail_on="break"):
+    """Findings for one type entry of the tool's output: one per change."""
     status = t.get("status")
+    tsev = t.get("severity")
 
-    def finding(severity, check, text, change=None):
+    def finding(verdict, check, text, change=None):
+        c = change or {}
         return Finding(t.get("name"), t.get("kind"), status, t.get("file"), t.get("old_size"),
-                       t.get("new_size"), severity, check, text, change)
+                       t.get("new_size"), verdict, check, text, change,
+                       tool_severity=c.get("severity", tsev), reasons=list(c.get("reasons") or t.get("reasons") or []))
 
     if status == "removed":
-        check = {"series-c": "c-names-kept", "series-cxx": "cxx-names-kept"}.get(role, "c-cxx-same-layout")
-        if role == "drift":
-            check = "drift"
-        return [finding("fail", check, f"{t.get('name')} removed")]
+        return [finding(FAIL, removed_check(role), f"{t.get('name')} removed")]
     if status == "added":
-        return [finding("ok", "added", f"{t.get('name')} added")]
-    findings = []
-    for c in t.get("changes", []):
-        findings.append(finding(*judge_change(role, c), change=c))
+        return [finding(OK, "added", f"{t.get('name')} added")]
+    changes = t.get("changes") or []
+    findings = [finding(*judge_change(role, c, fail_on, changes), change_text(c), change=c) for c in changes]
     if not findings:
-        sev = "fail" if status in ("changed", "removed", "renamed") else "note"
-        findings.append(finding(sev, "c-cxx-same-layout" if role.startswith("cross")
-                                else "c-layout-unchanged", f"{status} (no details)"))
+        verdict = FAIL if tsev == "break" or (tsev == "review" and fail_on == "review") else NOTE
+        findings.append(finding(verdict, "c-cxx-same-layout" if role in CROSS else
+                                "drift" if role == "drift" else "c-layout-unchanged", f"{status} (no details)"))
     return findings
 
 
-def judge_comparison(role, types):
+def judge_comparison(role, types, fail_on="break"):
     findings = []
     for t in types:
-        findings.extend(judge_type(role, t))
+        findings.extend(judge_type(role, t, fail_on))
     return findings
 
 
-def evaluate_checks(mode, headers, comparisons):
-    """Each check: pass/fail and its failing findings."""
+def type_fails(t, fail_on="break"):
+    """Does one type finding of the tool fail (qemu/report.py's BTF check, drift)?"""
+    return t.get("severity") == "break" or (fail_on == "review" and t.get("severity") == "review")
+
+
+def evaluate_checks(mode, headers, comparisons, baseline_headers=frozenset()):
+    """Each check: its failing findings, and those a waiver or the baseline accepts."""
     results = []
     after = headers.revs["after"]
     for check, text in CHECKS[mode]:
-        failing = []
+        failing, accepted = [], []
         seen = set()  # a left-out header's own unit repeats the types of the headers it includes
         for name, comp in comparisons.items():
             for f in comp.findings:
-                if f.check == check and f.severity == "fail":
+                if f.check == check and f.severity in (FAIL, WAIVED, BASELINED):
                     sig = (comp.base or name, f.type, f.file, f.text)
                     if sig not in seen:
                         seen.add(sig)
-                        failing.append(Failure(f.text, finding=f, comparison=name))
+                        (failing if f.severity == FAIL else accepted).append(
+                            Failure(f.text, finding=f, comparison=name))
         lang = {"cxx-headers-compile": "cxx", "c-headers-compile": "c"}.get(check)
         if lang:
             for h, err in sorted(after.failed[lang].items()):
-                failing.append(Failure(f"{h}: {err}", header=h, error=err))
-        results.append(CheckResult(check, text, failing))
+                (accepted if (check, h) in baseline_headers else failing).append(
+                    Failure(f"{h}: {err}", header=h, error=err))
+        results.append(CheckResult(check, text, failing, accepted))
     return results

@@ -5,7 +5,7 @@ import json
 import os
 from dataclasses import dataclass
 
-from .judge import judge_comparison
+from .judge import FAIL, judge_comparison
 from .model import Comparison
 from .util import Fatal, parallel, run, write_atomic
 
@@ -17,29 +17,36 @@ class MatrixLine:
     new: str
     common_only: bool
     role: str           # decides which findings are acceptable (judge.py)
+    strict: bool        # one ABI on both sides: the tool's --strict (no evolution idioms)
 
 
 def base_matrix(drift):
+    """Drift compares two releases, where the kernel's ways of extending an ABI are safe. The
+    series and the C/C++ comparisons must keep ONE ABI: the tool runs them with --strict."""
     if drift:
-        return [MatrixLine("c-before_c-after", "c-before", "c-after", False, "drift"),
-                MatrixLine("cxx-before_cxx-after", "cxx-before", "cxx-after", True, "drift")]
-    return [MatrixLine("c-before_c-after", "c-before", "c-after", False, "series-c"),
-            MatrixLine("cxx-before_cxx-after", "cxx-before", "cxx-after", True, "series-cxx"),
-            MatrixLine("c-after_cxx-after", "c-after", "cxx-after", True, "cross"),
-            MatrixLine("c-before_cxx-after", "c-before", "cxx-after", True, "cross-series")]
+        return [MatrixLine("c-before_c-after", "c-before", "c-after", False, "drift", False),
+                MatrixLine("cxx-before_cxx-after", "cxx-before", "cxx-after", True, "drift", False)]
+    return [MatrixLine("c-before_c-after", "c-before", "c-after", False, "series-c", True),
+            MatrixLine("cxx-before_cxx-after", "cxx-before", "cxx-after", True, "series-cxx", True),
+            MatrixLine("c-after_cxx-after", "c-after", "cxx-after", True, "cross", True),
+            MatrixLine("c-before_cxx-after", "c-before", "cxx-after", True, "cross-series", True)]
 
 
-def matrix_args(old_object, new_object, common_only):
+def matrix_args(old_object, new_object, common_only, strict=False, fail_on="break"):
     """The tool's arguments for one line, relative to the out dir (as matrix.txt has them)."""
     args = [f"obj/{old_object}.o", f"obj/{new_object}.o", "--headers", "include/before",
             "--headers", "include/after"]
     if common_only:
         args.append("--common-only")
+    if strict:
+        args.append("--strict")
+    if fail_on != "break":
+        args.append(f"--fail-on={fail_on}")
     return args
 
 
 def comparison_args(c):
-    return matrix_args(c.old_object, c.new_object, c.common_only)
+    return matrix_args(c.old_object, c.new_object, c.common_only, c.strict, c.fail_on)
 
 
 def run_comparison(tool, out, name, args):
@@ -58,16 +65,19 @@ def run_comparison(tool, out, name, args):
         raise Fatal(f"abidiff-uapi diff {name}: output is not JSON ({e})")
 
 
-def plan(drift, pairs):
+def plan(drift, pairs, fail_on="break"):
     """Every comparison to run: the base lines, then each left-out header's own pair."""
     base = base_matrix(drift)
-    comps = [Comparison(b.name, b.old, b.new, b.common_only, b.role, b.old, b.new) for b in base]
+    fail = fail_on if drift else "break"
+    comps = [Comparison(b.name, b.old, b.new, b.common_only, b.role, b.old, b.new,
+                        strict=b.strict, fail_on=fail) for b in base]
     by_name = {b.name: b for b in base}
     for p in pairs:
         b = by_name[p.base]
         slug = p.old_object.split("+", 1)[1]
         comps.append(Comparison(f"{p.base}+{slug}", p.old, p.new, b.common_only, b.role,
-                                p.old_object, p.new_object, base=p.base, header=p.header))
+                                p.old_object, p.new_object, base=p.base, header=p.header,
+                                strict=b.strict, fail_on=fail))
     return comps
 
 
@@ -85,7 +95,7 @@ def write_matrix(out, comps):
 def step_compare(opts, tool, extra, progress):
     """Step 4: the matrix, the tool's raw outputs and the findings judged per comparison.
     Returns {name: Comparison}."""
-    comps = plan(opts.drift, extra.pairs)
+    comps = plan(opts.drift, extra.pairs, opts.fail_on)
     write_matrix(opts.out, comps)
 
     def one(c):
@@ -96,16 +106,16 @@ def step_compare(opts, tool, extra, progress):
         c.verdict = data.get("verdict")
         c.counts = data.get("counts", {})
         c.types = data.get("types", [])
-        c.findings = judge_comparison(c.role, c.types)
+        c.findings = judge_comparison(c.role, c.types, c.fail_on)
         if c.base:
             # A header alone holds the types of the headers it includes. A type of another header
             # that it no longer includes is not removed from the UAPI: its own header's unit (the
             # main one, or one of its own) says whether it is.
             for f in c.findings:
-                if f.status == "removed" and f.file != c.header and f.severity == "fail":
+                if f.status == "removed" and f.file != c.header and f.severity == FAIL:
                     f.severity, f.text = "note", f"{f.type} no longer reached through {c.header}"
             continue
-        fails = sum(1 for f in c.findings if f.severity == "fail")
+        fails = sum(1 for f in c.findings if f.severity == FAIL)
         progress.step(f"  {c.name}: {c.verdict}, {len(c.types)} types differ"
                       + (f", {fails} failing findings" if fails else ""))
     result = {c.name: c for c in comps}
@@ -113,7 +123,7 @@ def step_compare(opts, tool, extra, progress):
         mine = [c for c in comps if c.base == b.name]
         if mine:
             bad = [c.header for c in mine if c.verdict != "compatible"]
-            fails = sum(1 for c in mine for f in c.findings if f.severity == "fail")
+            fails = sum(1 for c in mine for f in c.findings if f.severity == FAIL)
             progress.step(f"  {b.name}: +{len(mine)} left-out headers in units of their own"
                           + (f", {len(bad)} incompatible" if bad else ", all compatible")
                           + (f", {fails} failing findings" if fails else ""))

@@ -17,6 +17,9 @@ class Options:
     out: str
     jobs: int
     quiet: bool
+    fail_on: str = "break"              # drift: break, or review too
+    waivers: Optional[str] = None       # files (waivers.py)
+    baseline: Optional[str] = None
 
     @property
     def drift(self):
@@ -206,10 +209,13 @@ class Finding:
     file: Optional[str]
     old_size: Optional[int]
     new_size: Optional[int]
-    severity: str           # fail, ok, note
+    severity: str           # the driver's verdict: fail, review, ok, note, waived, baselined
     check: str
     text: str
     change: Optional[dict] = None
+    tool_severity: Optional[str] = None     # the tool's: break, review, safe
+    reasons: List[str] = field(default_factory=list)
+    waiver: Optional[str] = None            # why it is waived or baselined
 
     def to_json(self):
         d = {"type": self.type, "kind": self.kind, "status": self.status, "file": self.file,
@@ -217,7 +223,22 @@ class Finding:
              "severity": self.severity, "check": self.check, "text": self.text}
         if self.change is not None:
             d["change"] = self.change
+        if self.tool_severity is not None:
+            d["tool_severity"] = self.tool_severity
+            d["reasons"] = self.reasons
+        if self.waiver is not None:
+            d["waiver"] = self.waiver
         return d
+
+    @property
+    def member(self):
+        """The member or enumerator a change is about (None for the type itself)."""
+        c = self.change or {}
+        return c.get("member") or c.get("enumerator")
+
+    @property
+    def change_kind(self):
+        return (self.change or {}).get("change") or self.status
 
 
 @dataclass
@@ -235,13 +256,18 @@ class Comparison:
     verdict: Optional[str] = None
     exit: Optional[int] = None
     counts: Dict[str, int] = field(default_factory=dict)
+    strict: bool = False        # the tool's --strict: one ABI on both sides
+    fail_on: str = "break"
     types: List[dict] = field(default_factory=list)     # the tool's findings, as it wrote them
     findings: List[Finding] = field(default_factory=list)
+    # ioctl request numbers that differ between the two sides (ioctls.py fills it; the report
+    # lists them after the layout findings).
+    ioctls: List[dict] = field(default_factory=list)
 
     def to_json(self):
         d = {"old": self.old, "new": self.new, "common_only": self.common_only, "role": self.role,
-             "verdict": self.verdict, "exit": self.exit, "counts": self.counts,
-             "findings": [f.to_json() for f in self.findings]}
+             "strict": self.strict, "verdict": self.verdict, "exit": self.exit, "counts": self.counts,
+             "findings": [f.to_json() for f in self.findings], "ioctls": self.ioctls}
         if self.base:
             d.update({"base": self.base, "header": self.header,
                       "old_object": f"obj/{self.old_object}.o", "new_object": f"obj/{self.new_object}.o"})
@@ -272,6 +298,7 @@ class CheckResult:
     check: str
     description: str
     failures: List[Failure]
+    accepted: List[Failure] = field(default_factory=list)   # waived or in the baseline
 
     @property
     def passed(self):
@@ -279,11 +306,24 @@ class CheckResult:
 
     def to_json(self):
         return {"check": self.check, "description": self.description, "pass": self.passed,
-                "findings": [f.to_json() for f in self.failures]}
+                "findings": [f.to_json() for f in self.failures],
+                "accepted": [f.to_json() for f in self.accepted]}
 
 
 def all_unit_keys():
     return [unit_key(lang, rev) for lang in LANGS for rev in REVS]
+
+
+@dataclass
+class HeaderChange:
+    """A header OLD installs and NEW does not: removed, or moved (to another directory of the
+    install, or to another architecture's directory, which an x86 install does not have)."""
+    header: str
+    moved_to: Optional[str] = None
+
+    def to_json(self):
+        return {"header": self.header, "status": "moved" if self.moved_to else "removed",
+                "moved_to": self.moved_to}
 
 
 @dataclass
@@ -302,6 +342,10 @@ class Report:
     summary: List[tuple] = field(default_factory=list)
     size_differences: Dict[str, list] = field(default_factory=dict)
     elapsed_s: float = 0.0
+    fail_on: str = "break"
+    header_changes: List[HeaderChange] = field(default_factory=list)
+    waivers: list = field(default_factory=list)         # waivers.Waiver
+    baseline: Optional[str] = None
 
     @property
     def verdict(self):
@@ -318,6 +362,11 @@ class Report:
             "size_differences": self.size_differences,
             "compilers": {k: c.to_json() for k, c in self.compilers.items()},
             "elapsed_s": self.elapsed_s,
+            "fail_on": self.fail_on,
+            "removed_headers": [h.to_json() for h in self.header_changes],
+            "waivers": [w.to_json() for w in self.waivers],
+            "baseline": self.baseline,
+            "ioctls": {k: c.ioctls for k, c in self.comparisons.items() if c.ioctls},
             "steps": {
                 "trees": self.trees.to_json(),
                 "headers": self.headers.to_json(),

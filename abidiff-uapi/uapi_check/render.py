@@ -1,5 +1,6 @@
 """report.txt and the terminal summary, rendered from a Report (never from each other)."""
 from .config import LANG_NAME, LANGS, REVS, STATUSES
+from .screen import counts, opening_screen
 
 
 def counts_text(c):
@@ -109,28 +110,32 @@ def size_differences(comparisons):
     return out
 
 
-def head_lines(report):
-    """The verdict, the summary table and the checks: what the terminal shows."""
-    lines = [f"uapi-check: {report.verdict.upper()}  ({report.what})", ""]
-    lines.append("Summary")
-    for k, v in report.summary:
-        lines.append(f"  {k:<46} {v}")
-    lines.append("")
-    lines.append("Checks")
+def check_lines(report, details=True):
+    lines = ["Checks"]
     for c in report.checks:
+        extra = [f"{len(c.failures)} findings"] if c.failures else []
+        extra += [f"{len(c.accepted)} accepted"] if c.accepted else []
         lines.append(f"  [{'PASS' if c.passed else 'FAIL'}] {c.description}"
-                     + (f" ({len(c.failures)} findings)" if c.failures else ""))
+                     + (f" ({', '.join(extra)})" if extra else ""))
+        if not details:
+            continue
         grouped = group_findings(c.failures)
         for text in grouped[:40]:
             lines.append(f"         {text}")
         if len(grouped) > 40:
             lines.append(f"         ... {len(grouped) - 40} more in report.json")
-    lines.append("")
     return lines
 
 
 def render_text(report):
-    lines = head_lines(report)
+    lines = [f"uapi-check: {report.verdict.upper()}  ({report.what})", ""]
+    lines.extend(opening_screen(report))
+    lines.append("Summary")
+    for k, v in report.summary:
+        lines.append(f"  {k:<46} {v}")
+    lines.append("")
+    lines.extend(check_lines(report))
+    lines.append("")
     cols = [(name, u.collisions) for name, u in report.units.items() if u.collisions]
     if cols:
         lines.append("Headers left out of one unit (collisions found by compiling; each is compared "
@@ -165,6 +170,21 @@ def render_text(report):
     return "\n".join(lines) + "\n"
 
 
+TERMINAL_ROWS = 4   # headers installed, tested, compile alone as C, as C++
+
+
 def terminal_summary(report):
-    """The head of the report: verdict, summary and checks (the rest is in report.txt)."""
-    return "\n".join(head_lines(report)).rstrip("\n") + "\n"
+    """A few lines from the data: the verdict, the opening screen's counts, the checks."""
+    n = counts(report)
+    lines = [f"uapi-check: {report.verdict.upper()}  ({report.what})"]
+    for k, v in report.summary[:TERMINAL_ROWS]:
+        lines.append(f"  {k:<46} {v}")
+    moved = sum(1 for h in report.header_changes if h.moved_to)
+    removed = len(report.header_changes) - moved
+    figures = [f"{n['breaks']} breaking types in {n['headers']} headers", f"{n['review']} to review"]
+    figures += [f"{n['accepted']} accepted"] if n["accepted"] else []
+    figures += [f"{removed} headers removed"] if removed else []
+    figures += [f"{moved} moved"] if moved else []
+    lines.append("  " + ", ".join(figures))
+    lines.extend(check_lines(report, details=False))
+    return "\n".join(lines) + "\n"

@@ -1,12 +1,13 @@
 """Step 1: the two trees (a pristine tree and a copy with the series applied, or two trees for
 drift), and `make headers_install` for both, out of tree and cached."""
+import glob
 import hashlib
 import os
 import re
 import shutil
 
 from .config import ARCH, REVS, ROOT, cache_dir
-from .model import Revision, Series, Trees
+from .model import HeaderChange, Revision, Series, Trees
 from .util import Fatal, parallel, run, run_or_die
 
 
@@ -177,3 +178,21 @@ def step_trees(opts, progress):
         revs[rev].include = copy_headers(inc, opts.out, rev)
         progress.step(f"  headers_install {rev}: {revs[rev].tree}" + (" (cached)" if cached else ""))
     return Trees(revs, series, {r: len(list_headers(revs[r].include)) for r in REVS})
+
+
+def header_changes(trees):
+    """Headers the before side installs and the after side does not. A header is moved when the
+    after side installs one of the same name in another directory (linux/x.h -> asm-generic/x.h),
+    or when an asm/ header is now only in another architecture's arch/ARCH/include/uapi/asm/."""
+    before = set(list_headers(trees.revisions["before"].include))
+    after = set(list_headers(trees.revisions["after"].include))
+    out = []
+    for h in sorted(before - after):
+        name = h.rsplit("/", 1)[-1]
+        moved = sorted(a for a in after - before if a.rsplit("/", 1)[-1] == name)
+        if not moved and h.startswith("asm/"):
+            tree = trees.revisions["after"].dirs[0]
+            arches = sorted(glob.glob(os.path.join(tree, "arch", "*", "include", "uapi", "asm", h[4:])))
+            moved = [os.path.relpath(a, tree) for a in arches]
+        out.append(HeaderChange(h, moved[0] if moved else None))
+    return out

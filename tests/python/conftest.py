@@ -25,3 +25,24 @@ def tree(tmp_path):
     def make(files, name="inc"):
         return write_tree(tmp_path / name, files)
     return make
+
+
+def tool_json(name):
+    """A hand-written abidiff-uapi diff output from fixtures/."""
+    import json
+    with open(os.path.join(FIXTURES, name)) as f:
+        return json.load(f)
+
+
+def judged(name, role, fixture, fail_on="break", old=None, new=None, base=None, header=None):
+    """A Comparison as matrix.step_compare leaves it, from a fixture instead of a tool run."""
+    from uapi_check.judge import judge_comparison
+    from uapi_check.model import Comparison
+    default_old, default_new = name.split("+")[0].split("_")
+    old, new = old or default_old, new or default_new
+    c = Comparison(name, old, new, role != "series-c", role, old, new, base=base, header=header,
+                   strict=role != "drift", fail_on=fail_on)
+    doc = tool_json(fixture)
+    c.verdict, c.counts, c.types = doc["verdict"], doc["counts"], doc["types"]
+    c.findings = judge_comparison(role, c.types, fail_on)
+    return c

@@ -13,6 +13,16 @@ def test_base_matrix_roles():
         ("c-before_c-after", "series-c", False), ("cxx-before_cxx-after", "series-cxx", True),
         ("c-after_cxx-after", "cross", True), ("c-before_cxx-after", "cross-series", True)]
     assert [m.role for m in matrix.base_matrix(True)] == ["drift", "drift"]
+    # The series and C/C++ comparisons keep one ABI; only drift allows the evolution idioms.
+    assert [m.strict for m in matrix.base_matrix(False)] == [True] * 4
+    assert [m.strict for m in matrix.base_matrix(True)] == [False] * 2
+
+
+def test_fail_on_review_reaches_the_tool_in_drift_only():
+    drift = matrix.plan(True, [], "review")
+    assert [matrix.comparison_args(c)[-1] for c in drift] == ["--fail-on=review"] * 2
+    series = matrix.plan(False, [], "review")
+    assert not any("--fail-on=review" in matrix.comparison_args(c) for c in series)
 
 
 def test_plan_adds_left_out_headers_after_the_base_lines():
@@ -24,7 +34,7 @@ def test_plan_adds_left_out_headers_after_the_base_lines():
     assert (last.base, last.header, last.role, last.common_only) == ("c-after_cxx-after", "linux/uio.h", "cross", True)
     assert matrix.comparison_args(last) == ["obj/c-after+linux-uio.o", "obj/cxx-after+linux-uio.o",
                                             "--headers", "include/before", "--headers", "include/after",
-                                            "--common-only"]
+                                            "--common-only", "--strict"]
     assert last.to_json()["old_object"] == "obj/c-after+linux-uio.o"
 
 
