@@ -58,7 +58,8 @@ def parse_args(argv):
     p.add_argument("--fail-on", choices=("break", "review"), default="break",
                    help="drift: fail on break findings (default), or on review findings too")
     p.add_argument("--waivers", metavar="FILE",
-                   help="accepted changes, one 'TYPE[.MEMBER]  reason' a line: reported as waived")
+                   help="accepted changes, one 'TYPE[.MEMBER]  reason' a line: reported as waived "
+                        "(default for a series: its DIR/waivers, when there is one)")
     p.add_argument("--baseline", metavar="REPORT",
                    help="an earlier report.json: fail only on findings it does not have")
     a = p.parse_args(argv)
@@ -74,9 +75,12 @@ def parse_args(argv):
         name = f"{os.path.basename(a.old.rstrip('/'))}-vs-{os.path.basename(a.new.rstrip('/'))}" \
             if a.old else a.kernel
         out = os.path.join(ROOT, "build", "uapi-check", name)
+    waivers = a.waivers
+    if not waivers and not a.old and os.path.isfile(os.path.join(patches, "waivers")):
+        waivers = os.path.join(patches, "waivers")   # what the series changes on purpose
     return Options(kernel=a.kernel, patches=patches, old=a.old, new=a.new, out=os.path.abspath(out),
                    jobs=a.jobs, quiet=a.quiet, fail_on=a.fail_on,
-                   waivers=os.path.abspath(a.waivers) if a.waivers else None,
+                   waivers=os.path.abspath(waivers) if waivers else None,
                    baseline=os.path.abspath(a.baseline) if a.baseline else None)
 
 
@@ -88,6 +92,12 @@ def remove_stale_reports(out):
             pass
 
 
+def shown_path(path):
+    """A path as messages show it: relative to the repository when inside it."""
+    rel = os.path.relpath(path, ROOT)
+    return path if rel.startswith("..") else rel
+
+
 def describe_run(opts, trees):
     if opts.drift:
         return f"{opts.old} -> {opts.new}"
@@ -97,8 +107,8 @@ def describe_run(opts, trees):
 def check(opts, progress, started):
     """The whole run, step by step; returns the Report."""
     # Bad waiver or baseline files stop the run before any work.
-    waivers = load_waivers(opts.waivers) if opts.waivers else []
-    baseline = load_baseline(opts.baseline) if opts.baseline else None
+    waivers = load_waivers(opts.waivers, shown_path(opts.waivers)) if opts.waivers else []
+    baseline = load_baseline(opts.baseline, shown_path(opts.baseline)) if opts.baseline else None
     compilers = check_environment(opts)
     trees = step_trees(opts, progress)
     headers = step_headers(opts, compilers, trees, progress)

@@ -1,6 +1,6 @@
 """report.txt and the terminal summary, rendered from a Report (never from each other)."""
 from .config import LANG_NAME, LANGS, REVS, STATUSES
-from .screen import counts, opening_screen
+from .screen import counts, opening_screen, plural
 
 
 def counts_text(c):
@@ -181,7 +181,8 @@ def terminal_summary(report):
         lines.append(f"  {k:<46} {v}")
     moved = sum(1 for h in report.header_changes if h.moved_to)
     removed = len(report.header_changes) - moved
-    figures = [f"{n['breaks']} breaking types in {n['headers']} headers", f"{n['review']} to review"]
+    figures = [f"{plural(n['breaks'], 'breaking type')} in {plural(n['headers'], 'header')}",
+               f"{n['review']} to review"]
     figures += [f"{n['accepted']} accepted"] if n["accepted"] else []
     figures += [f"{removed} headers removed"] if removed else []
     figures += [f"{moved} moved"] if moved else []

@@ -10,13 +10,18 @@ A finding that a later comparison repeats (same type, same changes: C++ repeatin
 header's own unit repeating its base comparison) is shown once, "also in" the others.
 """
 import difflib
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import List, Optional
 
 from .judge import BASELINED, FAIL, REVIEW, WAIVED
 
-LAYOUT_ROWS = 24    # a longer pair of layouts shows only the rows that differ
+LAYOUT_ROWS = 12    # rows of a side-by-side layout, at most
+
+
+def plural(n, word):
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 @dataclass
@@ -56,8 +61,8 @@ def groups(comparisons):
             if earlier is None:
                 first[g.identity] = g
                 out.append(g)
-            elif comp.base != earlier.comparison.name and comp.base != earlier.comparison.base:
-                earlier.also.append(comp.name)
+            elif (comp.base or comp.name) != (earlier.comparison.base or earlier.comparison.name):
+                earlier.also.append(comp.name)   # a left-out header repeating its base: silent
     return out
 
 
@@ -70,21 +75,36 @@ def also_text(g, comparisons):
     return ", also in " + ", ".join(dict.fromkeys(names)) if names else ""
 
 
+def compact(line):
+    """A layout line made narrow enough for two columns: tabs and runs of spaces shortened."""
+    return re.sub(r" {3,}", "  ", line.expandtabs(4)).rstrip()
+
+
 def side_by_side(old, new, indent="      "):
-    """Two layouts in columns, aligned line by line; '|' marks rows that differ."""
-    width = min(max([len(x) for x in old] + [10]), 56)
+    """Two layouts in columns, aligned line by line; '|' marks rows that differ. Only the rows
+    that differ are shown (with the type's first line), at most LAYOUT_ROWS of them."""
+    old, new = [compact(x) for x in old], [compact(x) for x in new]
     rows = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         a, b = old[i1:i2], new[j1:j2]
         for k in range(max(len(a), len(b))):
             rows.append((op != "equal", a[k] if k < len(a) else "", b[k] if k < len(b) else ""))
-    if len(rows) > LAYOUT_ROWS:
-        keep = [r for i, r in enumerate(rows) if r[0] or i in (0, len(rows) - 1)]
-        rows = keep if len(keep) < len(rows) else rows
+    shown = [r for i, r in enumerate(rows) if r[0] or (i < 2 and not r[0])]
+    more = len(shown) - LAYOUT_ROWS
+    shown = shown[:LAYOUT_ROWS]
+    width = min(max([len(a) for _, a, _ in shown] + [10]), 60)
     lines = [f"{indent}  {'OLD':<{width}}   NEW"]
-    for differs, a, b in rows:
+    for differs, a, b in shown:
         lines.append(f"{indent}{'|' if differs else ' '} {a:<{width}}   {b}".rstrip())
+    if more > 0:
+        lines.append(f"{indent}  ... {more} more rows differ (report.json has both layouts)")
     return lines
+
+
+def joined(texts, limit=3):
+    """A few change texts on one line; the rest counted."""
+    more = len(texts) - limit
+    return "; ".join(texts[:limit]) + (f"; and {more} more" if more > 0 else "")
 
 
 def break_lines(fails, header_changes, comparisons):
@@ -99,15 +119,15 @@ def break_lines(fails, header_changes, comparisons):
             by_header.setdefault(g.file or "(no file)", []).append(g)
     n_types = sum(gone_types.values()) + sum(len(v) for v in by_header.values())
     n_headers = len(set(gone_types) | set(by_header))
-    lines.append(f"Breaks: {n_types} types in {n_headers} headers" if n_types else "Breaks: none")
+    lines.append(f"Breaks: {plural(n_types, 'type')} in {plural(n_headers, 'header')}" if n_types else "Breaks: none")
     for h in header_changes:
         where = f"moved to {h.moved_to}" if h.moved_to else "removed"
-        lines.append(f"  {h.header} {where}: {gone_types.get(h.header, 0)} types")
+        lines.append(f"  {h.header} {where}: {plural(gone_types.get(h.header, 0), 'type')}")
     for header in sorted(by_header):
         lines.append(f"  {header}")
         for g in by_header[header]:
             texts = [f.text for f in g.findings if f.severity == FAIL]
-            lines.append(f"    {g.type}: {'; '.join(texts)} [{g.comparison.name}{also_text(g, comparisons)}]")
+            lines.append(f"    {g.type}: {joined(texts)} [{g.comparison.name}{also_text(g, comparisons)}]")
             old, new = g.entry.get("old_layout"), g.entry.get("new_layout")
             if old and new:
                 lines.extend(side_by_side(old, new))
@@ -120,10 +140,10 @@ def opening_screen(report):
     lines = break_lines([g for g in gs if g.worst() == FAIL], report.header_changes, comps)
     reviews = [g for g in gs if g.worst() != FAIL and any(f.tool_severity == "review" for f in g.findings)]
     lines.append("")
-    lines.append(f"Review: {len(reviews)} types" if reviews else "Review: none")
+    lines.append(f"Review: {plural(len(reviews), 'type')}" if reviews else "Review: none")
     for g in reviews:
         texts = [f.text for f in g.findings if f.tool_severity == "review"]
-        lines.append(f"  {g.type}: {'; '.join(texts)} [{g.comparison.name}{also_text(g, comps)}]")
+        lines.append(f"  {g.type}: {joined(texts)} [{g.comparison.name}{also_text(g, comps)}]")
     safe = Counter()
     n_safe = 0
     for comp in comps.values():
@@ -135,13 +155,13 @@ def opening_screen(report):
                 safe.update(t.get("reasons") or ["(no reason)"])
     lines.append("")
     if n_safe:
-        lines.append(f"Safe: {n_safe} types: " + ", ".join(f"{r} {n}" for r, n in sorted(safe.items(), key=lambda x: (-x[1], x[0]))))
+        lines.append(f"Safe: {plural(n_safe, 'type')}: " + ", ".join(f"{r} {n}" for r, n in sorted(safe.items(), key=lambda x: (-x[1], x[0]))))
     else:
         lines.append("Safe: none")
     accepted = [g for g in gs if g.worst() in (WAIVED, BASELINED)]
     if accepted:
         lines.append("")
-        lines.append(f"Accepted (waived or in the baseline): {len(accepted)} types")
+        lines.append(f"Accepted (waived or in the baseline): {plural(len(accepted), 'type')}")
         for g in accepted:
             f = next(f for f in g.findings if f.severity in (WAIVED, BASELINED))
             lines.append(f"  {g.type}: {f.severity}: {f.waiver} [{g.comparison.name}]")

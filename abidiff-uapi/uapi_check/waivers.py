@@ -71,9 +71,11 @@ def parse_waiver_line(text, where):
     return Waiver(type_name, member if dot else None, reason, where)
 
 
-def load_waivers(path):
+def load_waivers(path, shown=None):
+    """The waivers of a file; messages name it as `shown` (default: path)."""
+    real, path = path, shown or path
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(real, encoding="utf-8") as f:
             lines = f.read().splitlines()
     except OSError as e:
         raise Fatal(f"{path}: cannot read ({e.strerror})")
@@ -104,9 +106,10 @@ def not_a_report(path, why):
     return Fatal(f"{path}: not a uapi-check report ({why})")
 
 
-def load_baseline(path):
+def load_baseline(path, shown=None):
+    real, path = path, shown or path
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(real, encoding="utf-8") as f:
             data = json.load(f)
     except OSError as e:
         raise Fatal(f"{path}: cannot read ({e.strerror})")
