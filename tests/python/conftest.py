@@ -46,3 +46,12 @@ def judged(name, role, fixture, fail_on="break", old=None, new=None, base=None, 
     c.verdict, c.counts, c.types = doc["verdict"], doc["counts"], doc["types"]
     c.findings = judge_comparison(role, c.types, fail_on)
     return c
+
+
+@pytest.fixture(scope="session")
+def tool():
+    """The real abidiff-uapi (ABIDIFF_UAPI_TOOL, or the meson build): tests that need it fail
+    without it, they do not skip."""
+    path = os.environ.get("ABIDIFF_UAPI_TOOL") or os.path.join(ROOT, "build", "abidiff-uapi", "abidiff-uapi")
+    assert os.access(path, os.X_OK), f"{path}: not built (meson compile -C build)"
+    return path

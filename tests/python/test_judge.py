@@ -120,3 +120,23 @@ def test_baselined_header_failure_is_accepted():
         "series", headers_with({"linux/a.h": "e"}), {}, {("cxx-headers-compile", "linux/a.h")})}
     assert checks["cxx-headers-compile"].passed
     assert [f.header for f in checks["cxx-headers-compile"].accepted] == ["linux/a.h"]
+
+
+def test_bool_class_in_c_against_bool_underscore_class_in_cxx_with_the_real_tool(tool, tmp_path):
+    # The case the old judge got wrong, end to end: compiled by gcc and g++, compared by the tool.
+    import json
+    import subprocess
+    (tmp_path / "f.h").write_text("struct flow {\n\tunsigned char op;\n#ifdef __cplusplus\n\tbool _class;\n"
+                                  "#else\n\t_Bool class;\n#endif\n};\nstruct flow flow_v;\n")
+    for cc, lang, obj in (("gcc", "c", "c.o"), ("g++", "c++", "cxx.o")):
+        subprocess.run([cc, "-g", "-c", "-x", lang, "f.h", "-o", obj], cwd=tmp_path, check=True)
+    p = subprocess.run([tool, "diff", "c.o", "cxx.o", "--strict", "--format=json"], cwd=tmp_path,
+                       stdout=subprocess.PIPE, text=True)
+    doc = json.loads(p.stdout)
+    (t,) = doc["types"]
+    c = t["changes"][0]
+    # The display types differ ("_Bool", "bool"); the canonical keys do not.
+    assert (c["old"]["type"], c["new"]["type"]) == ("_Bool", "bool")
+    assert c["old"]["key"] == c["new"]["key"]
+    assert [(f.severity, f.check) for f in judge.judge_type("cross", t)] == [("ok", "aliases-share-layout")]
+    assert p.returncode == 0

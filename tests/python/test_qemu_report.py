@@ -17,13 +17,6 @@ NEW_H = "struct moved { int y; int x; };\nstruct same { long k; };\nstruct grows
 
 
 @pytest.fixture(scope="module")
-def tool():
-    path = os.environ.get("ABIDIFF_UAPI_TOOL") or os.path.join(ROOT, "build", "abidiff-uapi", "abidiff-uapi")
-    assert os.access(path, os.X_OK), f"{path}: not built (meson compile -C build)"
-    return path
-
-
-@pytest.fixture(scope="module")
 def objects(tmp_path_factory):
     d = tmp_path_factory.mktemp("objs")
     for side, text in (("old", OLD_H), ("new", NEW_H)):
