@@ -122,7 +122,8 @@ def break_lines(fails, header_changes, comparisons):
     lines.append(f"Breaks: {plural(n_types, 'type')} in {plural(n_headers, 'header')}" if n_types else "Breaks: none")
     for h in header_changes:
         where = f"moved to {h.moved_to}" if h.moved_to else "removed"
-        lines.append(f"  {h.header} {where}: {plural(gone_types.get(h.header, 0), 'type')}")
+        n = gone_types.get(h.header, 0)
+        lines.append(f"  {h.header} {where}: {plural(n, 'type')}" if n else f"  {h.header} {where}, no type removed with it")
     for header in sorted(by_header):
         lines.append(f"  {header}")
         for g in by_header[header]:

@@ -73,3 +73,11 @@ def test_header_changes(tree):
     assert [(h.header, h.moved_to) for h in trees.header_changes(t)] == [
         ("asm/arm_only.h", "arch/arm64/include/uapi/asm/arm_only.h"), ("asm/gone.h", None),
         ("linux/old.h", "asm-generic/old.h"), ("linux/x.h", None)]
+
+
+def test_a_removed_header_whose_types_live_on():
+    lines = screen.opening_screen(drift_report([HeaderChange("misc/old.h", None),
+                                                HeaderChange("asm/x.h", "arch/arm64/include/uapi/asm/x.h")]))
+    breaks = section(lines, "Breaks:")
+    assert breaks[1:3] == ["  misc/old.h removed, no type removed with it",
+                           "  asm/x.h moved to arch/arm64/include/uapi/asm/x.h, no type removed with it"]
