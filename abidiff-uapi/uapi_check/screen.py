@@ -168,7 +168,7 @@ def opening_screen(report):
             lines.append(f"  {g.type}: {f.severity}: {f.waiver} [{g.comparison.name}]")
     unused = [w for w in report.waivers if not w.used]
     if unused:
-        lines.append(f"  waivers that matched nothing: " + ", ".join(w.where for w in unused))
+        lines.append("  waivers that matched nothing: " + ", ".join(w.where for w in unused))
     ioctls = [(name, i) for name, c in comps.items() for i in c.ioctls]
     if ioctls:
         lines.append("")

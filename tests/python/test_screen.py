@@ -81,3 +81,9 @@ def test_a_removed_header_whose_types_live_on():
     breaks = section(lines, "Breaks:")
     assert breaks[1:3] == ["  misc/old.h removed, no type removed with it",
                            "  asm/x.h moved to arch/arm64/include/uapi/asm/x.h, no type removed with it"]
+
+
+def test_waivers_that_matched_nothing_are_named():
+    from uapi_check.waivers import Waiver
+    lines = screen.opening_screen(drift_report(waivers=[Waiver("struct nothing", None, "r", "w:3")]))
+    assert "  waivers that matched nothing: w:3" in lines
