@@ -171,8 +171,15 @@ def judge_comparison(role, types, fail_on="break"):
 
 
 def type_fails(t, fail_on="break"):
-    """Does one type finding of the tool fail (qemu/report.py's BTF check, drift)?"""
+    """Does one type finding of a drift comparison fail?"""
     return t.get("severity") == "break" or (fail_on == "review" and t.get("severity") == "review")
+
+
+def one_abi_fails(t):
+    """Does one type finding fail where both sides must have one ABI, as C and C++ after the series
+    must (the cross role)? qemu/report.py judges the kernel's BTF against the C and C++ objects so:
+    a name that only C can spell (C++'s keyword alias left out) is no mismatch, any break is."""
+    return any(f.severity == FAIL for f in judge_type("cross", t))
 
 
 def evaluate_checks(mode, headers, comparisons, baseline_headers=frozenset()):

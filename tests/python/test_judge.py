@@ -140,3 +140,10 @@ def test_bool_class_in_c_against_bool_underscore_class_in_cxx_with_the_real_tool
     assert c["old"]["key"] == c["new"]["key"]
     assert [(f.severity, f.check) for f in judge.judge_type("cross", t)] == [("ok", "aliases-share-layout")]
     assert p.returncode == 0
+
+
+def test_one_abi_fails():
+    types = {t["name"]: t for t in tool_json("cross.json")["types"]}
+    assert not judge.one_abi_fails(types["struct ethtool_flow"])
+    assert not judge.one_abi_fails(types["struct keyctl_dh_params"])
+    assert judge.one_abi_fails(types["struct kvm_cpuid"])
