@@ -11,6 +11,13 @@ import json
 import os
 import sys
 
+# The driver's judge decides what a finding of abidiff-uapi means; this script has no rules of its own.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "abidiff-uapi"))
+from uapi_check.judge import one_abi_fails  # noqa: E402
+
+# abidiff-uapi's statuses of a type found on both sides (its counts split them by status).
+COMPARED = ("unchanged", "changed", "renamed", "aliased", "extended")
+
 
 def read(path, default=None):
     try:
@@ -20,34 +27,20 @@ def read(path, default=None):
         return default
 
 
-def find_key(doc, names):
-    """The first value stored under one of names, searched breadth-first through nested objects."""
-    queue = [doc]
-    while queue:
-        node = queue.pop(0)
-        if isinstance(node, dict):
-            for name in names:
-                if name in node:
-                    return node[name]
-            queue.extend(v for v in node.values() if isinstance(v, (dict, list)))
+def schema_error(doc):
+    """Why a document is not abidiff-uapi's diff output (None when it is)."""
+    if not isinstance(doc, dict) or doc.get("tool") != "abidiff-uapi":
+        return 'no "tool": "abidiff-uapi"'
+    if not isinstance(doc.get("counts"), dict):
+        return "no counts"
+    if not isinstance(doc.get("types"), list) or not all(isinstance(t, dict) for t in doc["types"]):
+        return "no list of types"
     return None
 
 
-# abidiff-uapi's statuses of a type found on both sides, and those that are no layout mismatch.
-COMPARED = ("unchanged", "changed", "renamed", "aliased", "extended")
-# Compatible statuses; renamed is not (a name that programs use is gone).
-HARMLESS = ("unchanged", "aliased", "extended", "added")
-
-
-def is_mismatch(t):
-    if not isinstance(t, dict):
-        return True
-    changes = t.get("changes") or []
-    return t.get("status") not in HARMLESS or any(isinstance(c, dict) and c.get("breaking") for c in changes)
-
-
 def btf_result(results, lang):
-    """What abidiff-uapi --btf said about obj/LANG-after.o: exit status, counts, every mismatch."""
+    """What abidiff-uapi --btf said about obj/LANG-after.o: exit status, counts, every mismatch
+    (a type finding the driver's judge fails where both sides must have one ABI)."""
     rc = read(os.path.join(results, "btf-%s.rc" % lang))
     if rc is None:
         return None
@@ -55,27 +48,18 @@ def btf_result(results, lang):
     entry = {"exit": int(rc.strip() or -1), "stderr": read(os.path.join(results, "btf-%s.err" % lang), "")}
     try:
         doc = json.loads(text)
+        why = schema_error(doc)
     except ValueError:
-        entry["json_error"] = "abidiff-uapi --format=json printed no valid JSON"
+        doc, why = None, "not JSON"
+    if why:
+        entry["json_error"] = "abidiff-uapi --format=json printed no diff report (%s)" % why
         entry["output"] = text[:4000]
-        doc = None
-    if doc is not None:
+    else:
         entry["output"] = doc
-        entry["verdict"] = doc.get("verdict") if isinstance(doc, dict) else None
-        counts = doc.get("counts") if isinstance(doc, dict) else None
-        if isinstance(counts, dict):
-            entry["counts"] = counts
-            # Types on both sides: the BTF's and the object's (abidiff-uapi's counts split them by status).
-            entry["structs_compared"] = sum(counts.get(k, 0) for k in COMPARED)
-        else:
-            compared = find_key(doc, ["structs_compared", "compared", "types_compared"])
-            entry["structs_compared"] = len(compared) if isinstance(compared, list) else compared
-        types = doc.get("types") if isinstance(doc, dict) else None
-        if isinstance(types, list):
-            entry["mismatches"] = [t for t in types if is_mismatch(t)]
-        else:
-            mismatches = find_key(doc, ["mismatches", "findings", "differences"])
-            entry["mismatches"] = mismatches if isinstance(mismatches, list) else []
+        entry["verdict"] = doc.get("verdict")
+        entry["counts"] = doc["counts"]
+        entry["types_compared"] = sum(doc["counts"].get(k, 0) for k in COMPARED)
+        entry["mismatches"] = [t for t in doc["types"] if one_abi_fails(t)]
     entry["text"] = read(os.path.join(results, "btf-%s.txt" % lang), "")
     return entry
 
@@ -99,7 +83,7 @@ def judge_btf(lang, entry, expected, checks):
     exactly the expected ones: one more is a finding, one fewer a stale entry."""
     if entry is None or entry["exit"] not in (0, 1) or "json_error" in entry:
         return
-    names = {m.get("name") for m in entry.get("mismatches", []) if isinstance(m, dict)}
+    names = {m.get("name") for m in entry.get("mismatches", [])}
     unexpected = sorted(n for n in names if n not in expected)
     stale = sorted(n for n in expected if n not in names)
     entry["expected"] = {n: expected[n] for n in sorted(names) if n in expected}
@@ -107,7 +91,7 @@ def judge_btf(lang, entry, expected, checks):
     entry["stale_expected"] = stale
     ok = not unexpected and not stale
     detail = "%s types compared with the kernel's BTF; %d expected kernel-only differences" % (
-        entry.get("structs_compared", "?"), len(entry["expected"]))
+        entry["types_compared"], len(entry["expected"]))
     if unexpected:
         detail += "; UNEXPECTED: " + ", ".join(unexpected)
     if stale:
@@ -120,10 +104,8 @@ def judge_btf(lang, entry, expected, checks):
 
 def describe(finding):
     """One line for a differing type: its name, status, sizes and each member change."""
-    if not isinstance(finding, dict):
-        return str(finding)
     if "name" in finding and "status" in finding:
-        parts = ["%s %s" % (finding["name"], finding["status"])]
+        parts = ["%s %s (%s)" % (finding["name"], finding["status"], finding.get("severity"))]
         if finding.get("old_size") != finding.get("new_size"):
             parts.append("size %s -> %s" % (finding.get("old_size"), finding.get("new_size")))
         for c in finding.get("changes") or []:
@@ -231,9 +213,9 @@ def main():
             lines.append("  btf %s: not run" % lang)
             continue
         lines.append("  btf %s: exit %d, %s types compared with the kernel's BTF, %d mismatches" % (
-            lang, entry["exit"], entry.get("structs_compared", "?"), len(entry.get("mismatches", []))))
+            lang, entry["exit"], entry.get("types_compared", "?"), len(entry.get("mismatches", []))))
         for m in entry.get("mismatches", []):
-            why = entry.get("expected", {}).get(m.get("name") if isinstance(m, dict) else None)
+            why = entry.get("expected", {}).get(m.get("name"))
             lines.append("    %s: %s" % ("expected" if why else "mismatch", describe(m)))
             if why:
                 lines.append("      why: %s" % why)
@@ -248,4 +230,5 @@ def main():
     return 0 if passed else 1
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""uapi-check: check a kernel's UAPI layouts before and after a patch series, in C and C++.
+
+  abidiff-uapi/uapi-check [--kernel 6.1|6.12] [--patches DIR] [--out DIR] [--jobs N] [--quiet]
+  abidiff-uapi/uapi-check --old TREE --new TREE [--out DIR] [--fail-on=break|review]  (release drift)
+  ... [--waivers FILE] [--baseline OLD/report.json]                 (for CI: waivers.py)
+
+Steps (one module each):
+  0. env.py:      what the run needs is installed (it installs nothing: scripts/install-deps does).
+  1. trees.py:    pristine tree (cached under build/trees), a copy with the series applied,
+                  `make headers_install` for both, out of tree.
+  2. headers.py:  the headers to test, by the tree's own usr/include/Makefile (no-header-test);
+                  each compiled alone as C and as C++, before and after, in parallel.
+  3. units.py:    one translation unit per language and revision with every header that
+                  compiles there (-g -fno-eliminate-unused-debug-types); headers that collide
+                  in one unit (mostly with glibc) are found by compiling (collisions.py).
+  3b. units.py:   each header left out of a unit, in a unit of its own (same flags), for each side
+                  of each comparison where it is not in both main units.
+  4. matrix.py:   abidiff-uapi over the matrix (the four unit pairs, then NAME+HEADER for each
+                  left-out header alone); judge.py says what its findings mean for each check.
+  5. render.py:   report.json and report.txt in --out, a summary on the terminal.
+
+Exit status: 0 every check holds, 1 a check fails, 2 cannot run (missing package,
+patch that does not apply, missing compiler, tool error).
+Environment: CC and CXX name the compilers (default gcc and g++).
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+
+from .config import ROOT
+from .env import check_environment, ensure_tool
+from .headers import step_headers
+from .judge import evaluate_checks
+from .matrix import comparison_coverage, step_compare
+from .model import Options, Report
+from .render import render_text, size_differences, summary_rows, terminal_summary
+from .trees import header_changes, step_trees
+from .units import step_extra_units, step_units
+from .util import Fatal, Progress, write_atomic
+from .waivers import apply as apply_waivers, load_baseline, load_waivers
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="uapi-check",
+        description="Check a kernel's UAPI layouts before and after a patch series, in C and C++ "
+                    "(exit 0 pass, 1 a check fails, 2 cannot run).")
+    p.add_argument("--kernel", default="6.1", help="Debian linux-source version (default 6.1)")
+    p.add_argument("--patches", help="series directory (default patches/linux-KERNEL)")
+    p.add_argument("--old", metavar="TREE", help="compare two trees: a directory or a linux-source version")
+    p.add_argument("--new", metavar="TREE", help="the newer tree, with --old")
+    p.add_argument("--out", help="output directory (default build/uapi-check/KERNEL, or OLD-vs-NEW)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel jobs (default nproc)")
+    p.add_argument("--quiet", action="store_true", help="print only the verdict")
+    p.add_argument("--fail-on", choices=("break", "review"), default="break",
+                   help="drift: fail on break findings (default), or on review findings too")
+    p.add_argument("--waivers", metavar="FILE",
+                   help="accepted changes, one 'TYPE[.MEMBER]  reason' a line: reported as waived "
+                        "(default for a series: its DIR/waivers, when there is one)")
+    p.add_argument("--baseline", metavar="REPORT",
+                   help="an earlier report.json: fail only on findings it does not have")
+    a = p.parse_args(argv)
+    if bool(a.old) != bool(a.new):
+        p.error("--old and --new go together")
+    if a.old and a.patches:
+        p.error("--patches does not apply with --old/--new")
+    if a.jobs < 1:
+        p.error("--jobs must be at least 1")
+    patches = a.patches or os.path.join(ROOT, "patches", f"linux-{a.kernel}")
+    out = a.out
+    if not out:
+        name = f"{os.path.basename(a.old.rstrip('/'))}-vs-{os.path.basename(a.new.rstrip('/'))}" \
+            if a.old else a.kernel
+        out = os.path.join(ROOT, "build", "uapi-check", name)
+    waivers = a.waivers
+    if not waivers and not a.old and os.path.isfile(os.path.join(patches, "waivers")):
+        waivers = os.path.join(patches, "waivers")   # what the series changes on purpose
+    return Options(kernel=a.kernel, patches=patches, old=a.old, new=a.new, out=os.path.abspath(out),
+                   jobs=a.jobs, quiet=a.quiet, fail_on=a.fail_on,
+                   waivers=os.path.abspath(waivers) if waivers else None,
+                   baseline=os.path.abspath(a.baseline) if a.baseline else None)
+
+
+def remove_stale_reports(out):
+    for name in ("report.json", "report.txt"):
+        try:
+            os.unlink(os.path.join(out, name))
+        except FileNotFoundError:
+            pass
+
+
+def shown_path(path):
+    """A path as messages show it: relative to the repository when inside it."""
+    rel = os.path.relpath(path, ROOT)
+    return path if rel.startswith("..") else rel
+
+
+def describe_run(opts, trees):
+    if opts.drift:
+        return f"{opts.old} -> {opts.new}"
+    return f"linux-source-{opts.kernel} with {trees.series.dir} ({len(trees.series.patches)} patches)"
+
+
+def check(opts, progress, started):
+    """The whole run, step by step; returns the Report."""
+    # Bad waiver or baseline files stop the run before any work.
+    waivers = load_waivers(opts.waivers, shown_path(opts.waivers)) if opts.waivers else []
+    baseline = load_baseline(opts.baseline, shown_path(opts.baseline)) if opts.baseline else None
+    compilers = check_environment(opts)
+    trees = step_trees(opts, progress)
+    headers = step_headers(opts, compilers, trees, progress)
+    units = step_units(opts, compilers, trees, headers, progress)
+    extra = step_extra_units(opts, compilers, trees, headers, units, progress)
+    progress.step("step 4: abidiff-uapi over the comparison matrix")
+    tool = ensure_tool(progress)
+    comparisons = step_compare(opts, tool, extra, progress)
+    coverage = comparison_coverage(units, headers, comparisons)
+    accepted = apply_waivers(comparisons, waivers, baseline)
+    if any(accepted.values()):
+        progress.step(f"  accepted: {accepted['waived']} waived, {accepted['baselined']} in the baseline")
+    mode = "drift" if opts.drift else "series"
+    checks = evaluate_checks(mode, headers, comparisons, baseline.headers if baseline else frozenset())
+    report = Report(mode=mode, what=describe_run(opts, trees), checks=checks, compilers=compilers,
+                    trees=trees, headers=headers, units=units, extra=extra, comparisons=comparisons,
+                    coverage=coverage, fail_on=opts.fail_on, header_changes=header_changes(trees),
+                    waivers=waivers, baseline=opts.baseline)
+    report.summary = summary_rows(headers, units, extra, comparisons, coverage)
+    report.size_differences = size_differences(comparisons)
+    report.elapsed_s = time.monotonic() - started
+    return report
+
+
+def main(argv):
+    opts = parse_args(argv)
+    started = time.monotonic()
+    progress = Progress(opts.quiet)
+    os.makedirs(opts.out, exist_ok=True)
+    remove_stale_reports(opts.out)
+    try:
+        report = check(opts, progress, started)
+        write_atomic(os.path.join(opts.out, "report.json"), json.dumps(report.to_json(), indent=1) + "\n")
+        write_atomic(os.path.join(opts.out, "report.txt"), render_text(report))
+    except Fatal as e:
+        remove_stale_reports(opts.out)
+        print(f"uapi-check: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        remove_stale_reports(opts.out)
+        return 130
+    finally:
+        shutil.rmtree(os.path.join(opts.work, "tree-after"), ignore_errors=True)
+    if opts.quiet:
+        print(f"uapi-check: {report.verdict.upper()}")
+    else:
+        sys.stdout.write(terminal_summary(report))
+        print(f"uapi-check: {report.verdict.upper()}; full report in "
+              f"{os.path.relpath(os.path.join(opts.out, 'report.txt'))}")
+    return 0 if report.verdict == "pass" else 1

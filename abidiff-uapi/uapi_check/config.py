@@ -1,0 +1,30 @@
+"""Fixed settings of a run: where things live, the compiler flags, the languages."""
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOL = os.path.join(ROOT, "build", "abidiff-uapi", "abidiff-uapi")
+ARCH = "x86_64"
+SRCARCH = "x86"
+
+# Flags of the kernel's own header test (usr/include/Makefile), and of upstream's C++ header test.
+C_ALONE_FLAGS = ["-std=c90", "-Wall", "-Werror=implicit-function-declaration"]
+CXX_ALONE_FLAGS = ["-std=c++98", "-Wall"]
+# The all-headers units are compiled as a real consumer would: GNU dialects, glibc first-class.
+UNIT_FLAGS = {"c": ["-std=gnu11"], "cxx": ["-std=gnu++17"]}
+DEBUG_FLAGS = ["-g", "-fno-eliminate-unused-debug-types"]
+LANGS = ("c", "cxx")
+LANG_NAME = {"c": "C", "cxx": "C++"}
+REVS = ("before", "after")
+
+# Statuses the tool reports, in a fixed order for tables.
+STATUSES = ("changed", "removed", "renamed", "aliased", "added", "extended")
+
+
+def cache_dir():
+    """The cache shared by runs (installed headers, per-header compile results)."""
+    return os.environ.get("ABIDIFF_UAPI_CACHE", os.path.join(ROOT, "build", "uapi-check", "cache"))
+
+
+def unit_key(lang, rev):
+    """The name of a unit: c-before, cxx-after..."""
+    return f"{lang}-{rev}"

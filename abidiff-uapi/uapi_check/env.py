@@ -1,0 +1,86 @@
+"""Step 0: what a run needs. It installs nothing: a missing package is named, with the command
+that installs it (scripts/install-deps), and the run stops with exit 2."""
+import os
+import re
+import shutil
+
+from .config import LANG_NAME, ROOT, TOOL
+from .model import Compiler
+from .util import Fatal, run, run_or_die
+
+INSTALL_DEPS = os.path.join(ROOT, "scripts", "install-deps")
+
+
+def source_versions(opts):
+    """Debian linux-source versions the run extracts (a directory needs none)."""
+    specs = [opts.old, opts.new] if opts.drift else [opts.kernel]
+    return [s for s in specs if not os.path.isdir(s) and re.fullmatch(r"\d+\.\d+", s)]
+
+
+def install_groups(opts):
+    """The install-deps groups of this run: `main` for the default job."""
+    versions = source_versions(opts)
+    if versions == ["6.1"]:
+        return ["main"]
+    return ["tool", "kernel"] + [f"src-{v}" for v in sorted(set(versions))]
+
+
+def missing_packages(groups, tarballs=None):
+    """Debian packages of the groups that are not installed (install-deps --check), plus the
+    linux-source packages whose tarball is absent from /usr/src."""
+    rc, out, err = run([INSTALL_DEPS, "--check", *[g for g in groups if not g.startswith("src-")]])
+    if rc not in (0, 1):
+        raise Fatal("scripts/install-deps --check: " + (err.strip().splitlines() or [f"exit {rc}"])[-1])
+    missing = out.split() if rc == 1 else []
+    for v in tarballs if tarballs is not None else [g[4:] for g in groups if g.startswith("src-")]:
+        if not os.path.isfile(f"/usr/src/linux-source-{v}.tar.xz"):
+            missing.append(f"linux-source-{v}")
+    return missing
+
+
+def check_packages(opts):
+    versions = source_versions(opts)
+    groups = install_groups(opts)
+    missing = missing_packages(groups, versions)
+    if missing:
+        for v in versions:
+            if f"linux-source-{v}" in missing and f"src-{v}" not in groups and "main" not in groups:
+                groups.append(f"src-{v}")
+        raise Fatal(f"missing packages: {' '.join(missing)} "
+                    f"(install them with: scripts/install-deps {' '.join(groups)})")
+
+
+def find_compilers(environ=None):
+    """The C and C++ compilers (CC and CXX, default gcc and g++)."""
+    environ = os.environ if environ is None else environ
+    compilers = {}
+    for lang, var, default in (("c", "CC", "gcc"), ("cxx", "CXX", "g++")):
+        name = environ.get(var) or default
+        path = shutil.which(name)
+        if not path:
+            raise Fatal(f"{LANG_NAME[lang]} compiler '{name}' not found "
+                        f"(install it, or name another with {var}=...)")
+        version = run([path, "--version"])[1].splitlines()
+        compilers[lang] = Compiler(lang, path, version[0] if version else "?")
+    return compilers
+
+
+def check_environment(opts):
+    """Everything the run needs is there: packages, the linux-source tarballs, compilers."""
+    check_packages(opts)
+    return find_compilers()
+
+
+def ensure_tool(progress):
+    """abidiff-uapi: ABIDIFF_UAPI_TOOL, or built with meson when missing or stale."""
+    if os.environ.get("ABIDIFF_UAPI_TOOL"):
+        return os.environ["ABIDIFF_UAPI_TOOL"]
+    build = os.path.join(ROOT, "build")
+    if not os.path.exists(os.path.join(build, "build.ninja")):
+        progress.step("configuring the abidiff-uapi build (meson setup build)")
+        run_or_die(["meson", "setup", build], "meson setup", cwd=ROOT)
+    progress.step("building abidiff-uapi (meson compile -C build)")
+    run_or_die(["meson", "compile", "-C", build, "abidiff-uapi/abidiff-uapi"], "meson compile", cwd=ROOT)
+    if not os.access(TOOL, os.X_OK):
+        raise Fatal(f"{TOOL}: not built")
+    return TOOL

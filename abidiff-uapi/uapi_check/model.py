@@ -1,0 +1,378 @@
+"""The data that flows between the steps of a run. Each step returns one of these; nothing is
+shared through a mutable bag. `to_json` gives the form report.json has always had."""
+import os
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from .config import LANGS, REVS, unit_key
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the command line asked for."""
+    kernel: str
+    patches: Optional[str]
+    old: Optional[str]
+    new: Optional[str]
+    out: str
+    jobs: int
+    quiet: bool
+    fail_on: str = "break"              # drift: break, or review too
+    waivers: Optional[str] = None       # files (waivers.py)
+    baseline: Optional[str] = None
+
+    @property
+    def drift(self):
+        return bool(self.old)
+
+    @property
+    def work(self):
+        return os.path.join(self.out, "work")
+
+
+@dataclass(frozen=True)
+class Compiler:
+    lang: str
+    path: str
+    version: str
+
+    def to_json(self):
+        return {"path": self.path, "version": self.version}
+
+
+@dataclass
+class Series:
+    dir: str            # relative to the repository
+    patches: List[str]
+
+    def to_json(self):
+        return {"dir": self.dir, "patches": self.patches}
+
+
+@dataclass
+class Revision:
+    """One side of the run (before, after): the tree make runs in, its cache key (None: not
+    cacheable), where its files are looked up, and its installed headers."""
+    name: str
+    tree: str
+    key: Optional[str]
+    dirs: List[str]
+    include: str = ""
+
+    def file(self, rel):
+        """A file of the revision: the patched copy when the series made or kept it there, else
+        the pristine tree (a sparse copy holds only the files the series touches)."""
+        for tree in self.dirs:
+            path = os.path.join(tree, rel)
+            if os.path.exists(path):
+                return path
+        return os.path.join(self.dirs[-1], rel)
+
+
+@dataclass
+class Trees:
+    revisions: Dict[str, Revision]
+    series: Optional[Series]
+    installed: Dict[str, int]   # headers installed per revision
+
+    def to_json(self):
+        return {"trees": {r: self.revisions[r].tree for r in REVS},
+                "series": self.series.to_json() if self.series else None,
+                "installed": dict(self.installed)}
+
+
+@dataclass
+class RevHeaders:
+    """Step 2's results for one revision."""
+    tested: List[str]
+    skipped: Dict[str, str]                 # header -> why it is not tested
+    no_header_test: List[str]               # the tree's own patterns
+    failed: Dict[str, Dict[str, str]]       # lang -> header -> first error (tested headers only)
+    compiles: Dict[str, List[str]]          # lang -> every header that compiles alone, sorted
+    extra_ok: Dict[str, List[str]]          # lang -> no-header-test headers that compile alone
+
+    def to_json(self):
+        return {
+            "installed": len(self.tested) + len(self.skipped),
+            "tested": len(self.tested),
+            "skipped": {reason: sum(1 for r in self.skipped.values() if r == reason)
+                        for reason in sorted(set(self.skipped.values()))},
+            "no_header_test": self.no_header_test,
+            "compiled": {lang: len(self.tested) - len(self.failed[lang]) for lang in LANGS},
+            "failed": {lang: self.failed[lang] for lang in LANGS},
+            "no_header_test_compiled": {lang: sorted(self.extra_ok[lang]) for lang in LANGS},
+        }
+
+
+@dataclass
+class Headers:
+    revs: Dict[str, RevHeaders]
+    same: bool        # before and after installed the same headers
+
+    def compiles(self, key):
+        """Headers that compile alone for a unit key (c-before...)."""
+        lang, rev = key.split("-")
+        return self.revs[rev].compiles[lang]
+
+    def to_json(self):
+        return {rev: self.revs[rev].to_json() for rev in REVS}
+
+
+@dataclass
+class Collision:
+    header: str
+    symbol: Optional[str]
+    message: str
+    at: str
+    other: Optional[str]
+
+    def to_json(self):
+        return {"header": self.header, "symbol": self.symbol, "message": self.message,
+                "at": self.at, "other": self.other}
+
+
+@dataclass
+class Unit:
+    """One all-headers translation unit and its object."""
+    lang: str
+    rev: str
+    object: str         # relative to the out dir
+    included: List[str]
+    collisions: List[Collision]
+    size: int
+
+    @property
+    def key(self):
+        return unit_key(self.lang, self.rev)
+
+    def to_json(self):
+        return {"object": self.object, "headers": len(self.included), "size": self.size,
+                "collisions": [c.to_json() for c in self.collisions]}
+
+
+@dataclass
+class AloneUnit:
+    """A header left out of a main unit, compiled in a unit of its own."""
+    unit: str                   # the main unit it stands in for
+    header: str
+    error: Optional[str]
+    object: Optional[str]       # relative to the out dir
+    size: int
+
+    def to_json(self):
+        return {"unit": self.unit, "header": self.header, "error": self.error,
+                "object": self.object, "size": self.size}
+
+
+@dataclass
+class UnitCoverage:
+    compile_alone: int
+    main_unit: int
+    own_unit: int
+    checked: int
+    without: Dict[str, str]
+
+    def to_json(self):
+        return {"compile_alone": self.compile_alone, "main_unit": self.main_unit,
+                "own_unit": self.own_unit, "checked": self.checked, "without": self.without}
+
+
+@dataclass
+class AlonePair:
+    """A base comparison replayed on one left-out header's own units."""
+    base: str
+    header: str
+    old: str            # unit keys
+    new: str
+    old_object: str     # object names (obj/NAME.o)
+    new_object: str
+
+
+@dataclass
+class ExtraUnits:
+    left_out: List[str]
+    units: Dict[str, AloneUnit]
+    coverage: Dict[str, UnitCoverage]
+    pairs: List[AlonePair]
+
+    def to_json(self):
+        return {"left_out": self.left_out, "units": {k: u.to_json() for k, u in self.units.items()},
+                "coverage": {k: c.to_json() for k, c in self.coverage.items()}}
+
+
+@dataclass
+class Finding:
+    """What the driver concluded from one change of one type in one comparison."""
+    type: str
+    kind: Optional[str]
+    status: Optional[str]
+    file: Optional[str]
+    old_size: Optional[int]
+    new_size: Optional[int]
+    severity: str           # the driver's verdict: fail, review, ok, note, waived, baselined
+    check: str
+    text: str
+    change: Optional[dict] = None
+    tool_severity: Optional[str] = None     # the tool's: break, review, safe
+    reasons: List[str] = field(default_factory=list)
+    waiver: Optional[str] = None            # why it is waived or baselined
+
+    def to_json(self):
+        d = {"type": self.type, "kind": self.kind, "status": self.status, "file": self.file,
+             "old_size": self.old_size, "new_size": self.new_size,
+             "severity": self.severity, "check": self.check, "text": self.text}
+        if self.change is not None:
+            d["change"] = self.change
+        if self.tool_severity is not None:
+            d["tool_severity"] = self.tool_severity
+            d["reasons"] = self.reasons
+        if self.waiver is not None:
+            d["waiver"] = self.waiver
+        return d
+
+    @property
+    def member(self):
+        """The member or enumerator a change is about (None for the type itself)."""
+        c = self.change or {}
+        return c.get("member") or c.get("enumerator")
+
+    @property
+    def change_kind(self):
+        return (self.change or {}).get("change") or self.status
+
+
+@dataclass
+class Comparison:
+    """One line of the matrix: the tool run on two objects, and the findings judged from it."""
+    name: str
+    old: str                    # unit keys
+    new: str
+    common_only: bool
+    role: str
+    old_object: str             # object names (obj/NAME.o)
+    new_object: str
+    base: Optional[str] = None  # for a left-out header alone: its base comparison
+    header: Optional[str] = None
+    verdict: Optional[str] = None
+    exit: Optional[int] = None
+    counts: Dict[str, int] = field(default_factory=dict)
+    strict: bool = False        # the tool's --strict: one ABI on both sides
+    fail_on: str = "break"
+    types: List[dict] = field(default_factory=list)     # the tool's findings, as it wrote them
+    findings: List[Finding] = field(default_factory=list)
+    # ioctl request numbers that differ between the two sides (ioctls.py fills it; the report
+    # lists them after the layout findings).
+    ioctls: List[dict] = field(default_factory=list)
+
+    def to_json(self):
+        d = {"old": self.old, "new": self.new, "common_only": self.common_only, "role": self.role,
+             "strict": self.strict, "verdict": self.verdict, "exit": self.exit, "counts": self.counts,
+             "findings": [f.to_json() for f in self.findings], "ioctls": self.ioctls}
+        if self.base:
+            d.update({"base": self.base, "header": self.header,
+                      "old_object": f"obj/{self.old_object}.o", "new_object": f"obj/{self.new_object}.o"})
+        return d
+
+
+@dataclass
+class Failure:
+    """One reason a check fails: a finding of a comparison, or a header that does not compile."""
+    text: str
+    finding: Optional[Finding] = None
+    comparison: Optional[str] = None
+    header: Optional[str] = None
+    error: Optional[str] = None
+
+    @property
+    def who(self):
+        return (self.finding.type if self.finding else self.header) or ""
+
+    def to_json(self):
+        if self.finding:
+            return dict(self.finding.to_json(), comparison=self.comparison)
+        return {"header": self.header, "error": self.error, "text": self.text}
+
+
+@dataclass
+class CheckResult:
+    check: str
+    description: str
+    failures: List[Failure]
+    accepted: List[Failure] = field(default_factory=list)   # waived or in the baseline
+
+    @property
+    def passed(self):
+        return not self.failures
+
+    def to_json(self):
+        return {"check": self.check, "description": self.description, "pass": self.passed,
+                "findings": [f.to_json() for f in self.failures],
+                "accepted": [f.to_json() for f in self.accepted]}
+
+
+def all_unit_keys():
+    return [unit_key(lang, rev) for lang in LANGS for rev in REVS]
+
+
+@dataclass
+class HeaderChange:
+    """A header OLD installs and NEW does not: removed, or moved (to another directory of the
+    install, or to another architecture's directory, which an x86 install does not have)."""
+    header: str
+    moved_to: Optional[str] = None
+
+    def to_json(self):
+        return {"header": self.header, "status": "moved" if self.moved_to else "removed",
+                "moved_to": self.moved_to}
+
+
+@dataclass
+class Report:
+    """Everything a run found; report.json is its to_json()."""
+    mode: str                   # series or drift
+    what: str
+    checks: List[CheckResult]
+    compilers: Dict[str, Compiler]
+    trees: Trees
+    headers: Headers
+    units: Dict[str, Unit]
+    extra: ExtraUnits
+    comparisons: Dict[str, Comparison]
+    coverage: Dict[str, dict]
+    summary: List[tuple] = field(default_factory=list)
+    size_differences: Dict[str, list] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+    fail_on: str = "break"
+    header_changes: List[HeaderChange] = field(default_factory=list)
+    waivers: list = field(default_factory=list)         # waivers.Waiver
+    baseline: Optional[str] = None
+
+    @property
+    def verdict(self):
+        return "pass" if all(c.passed for c in self.checks) else "fail"
+
+    def to_json(self):
+        return {
+            "tool": "uapi-check",
+            "mode": self.mode,
+            "what": self.what,
+            "verdict": self.verdict,
+            "checks": [c.to_json() for c in self.checks],
+            "summary": [list(r) for r in self.summary],
+            "size_differences": self.size_differences,
+            "compilers": {k: c.to_json() for k, c in self.compilers.items()},
+            "elapsed_s": self.elapsed_s,
+            "fail_on": self.fail_on,
+            "removed_headers": [h.to_json() for h in self.header_changes],
+            "waivers": [w.to_json() for w in self.waivers],
+            "baseline": self.baseline,
+            "ioctls": {k: c.ioctls for k, c in self.comparisons.items() if c.ioctls},
+            "steps": {
+                "trees": self.trees.to_json(),
+                "headers": self.headers.to_json(),
+                "units": {k: u.to_json() for k, u in self.units.items()},
+                "extra_units": self.extra.to_json(),
+                "compare": {k: c.to_json() for k, c in self.comparisons.items()},
+                "coverage": self.coverage,
+            },
+        }

@@ -1,0 +1,188 @@
+"""The opening screen of report.txt: what a person acts on first.
+
+  1. the breaks (failing findings), grouped by header, each type with its old and new layout
+     side by side (the tool's old_layout/new_layout); a removed header is one line with its
+     count of types, not one line per type;
+  2. the review findings;
+  3. the safe findings, counted by reason;
+  4. waived and baselined findings, and ioctl numbers that differ.
+A finding that a later comparison repeats (same type, same changes: C++ repeating C, a left-out
+header's own unit repeating its base comparison) is shown once, "also in" the others.
+"""
+import difflib
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from .judge import BASELINED, FAIL, REVIEW, WAIVED
+
+LAYOUT_ROWS = 12    # rows of a side-by-side layout, at most
+
+
+def plural(n, word):
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+@dataclass
+class Group:
+    """One type in one comparison: its findings, and the comparisons that repeat them."""
+    comparison: object
+    type: str
+    file: Optional[str]
+    status: Optional[str]
+    findings: list
+    entry: dict                     # the tool's finding for the type
+    also: List[str] = field(default_factory=list)
+
+    @property
+    def identity(self):
+        return (self.type, self.status, frozenset((f.change_kind, f.member, f.tool_severity) for f in self.findings))
+
+    def worst(self):
+        sevs = {f.severity for f in self.findings}
+        for s in (FAIL, REVIEW, WAIVED, BASELINED):
+            if s in sevs:
+                return s
+        return None
+
+
+def groups(comparisons):
+    """Groups of findings per type and comparison, repeats folded into the first."""
+    out, first = [], {}
+    for comp in comparisons.values():
+        entries = {t.get("name"): t for t in comp.types}
+        per_type = {}
+        for f in comp.findings:
+            per_type.setdefault(f.type, []).append(f)
+        for tname, fs in per_type.items():
+            g = Group(comp, tname, fs[0].file, fs[0].status, fs, entries.get(tname, {}))
+            earlier = first.get(g.identity)
+            if earlier is None:
+                first[g.identity] = g
+                out.append(g)
+            elif (comp.base or comp.name) != (earlier.comparison.base or earlier.comparison.name):
+                earlier.also.append(comp.name)   # a left-out header repeating its base: silent
+    return out
+
+
+def also_text(g, comparisons):
+    names = []
+    for name in g.also:
+        c = comparisons[name]
+        names.append("C++" if c.old.startswith("cxx") and c.new.startswith("cxx")
+                     and g.comparison.old.startswith("c-") else name)
+    return ", also in " + ", ".join(dict.fromkeys(names)) if names else ""
+
+
+def compact(line):
+    """A layout line made narrow enough for two columns: tabs and runs of spaces shortened."""
+    return re.sub(r" {3,}", "  ", line.expandtabs(4)).rstrip()
+
+
+def side_by_side(old, new, indent="      "):
+    """Two layouts in columns, aligned line by line; '|' marks rows that differ. Only the rows
+    that differ are shown (with the type's first line), at most LAYOUT_ROWS of them."""
+    old, new = [compact(x) for x in old], [compact(x) for x in new]
+    rows = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        a, b = old[i1:i2], new[j1:j2]
+        for k in range(max(len(a), len(b))):
+            rows.append((op != "equal", a[k] if k < len(a) else "", b[k] if k < len(b) else ""))
+    shown = [r for i, r in enumerate(rows) if r[0] or (i < 2 and not r[0])]
+    more = len(shown) - LAYOUT_ROWS
+    shown = shown[:LAYOUT_ROWS]
+    width = min(max([len(a) for _, a, _ in shown] + [10]), 60)
+    lines = [f"{indent}  {'OLD':<{width}}   NEW"]
+    for differs, a, b in shown:
+        lines.append(f"{indent}{'|' if differs else ' '} {a:<{width}}   {b}".rstrip())
+    if more > 0:
+        lines.append(f"{indent}  ... {more} more rows differ (report.json has both layouts)")
+    return lines
+
+
+def joined(texts, limit=3):
+    """A few change texts on one line; the rest counted."""
+    more = len(texts) - limit
+    return "; ".join(texts[:limit]) + (f"; and {more} more" if more > 0 else "")
+
+
+def break_lines(fails, header_changes, comparisons):
+    lines = []
+    removed = {h.header: h for h in header_changes}
+    gone_types = Counter()
+    by_header = {}
+    for g in fails:
+        if g.status == "removed" and g.file in removed:
+            gone_types[g.file] += 1
+        else:
+            by_header.setdefault(g.file or "(no file)", []).append(g)
+    n_types = sum(gone_types.values()) + sum(len(v) for v in by_header.values())
+    n_headers = len(set(gone_types) | set(by_header))
+    lines.append(f"Breaks: {plural(n_types, 'type')} in {plural(n_headers, 'header')}" if n_types else "Breaks: none")
+    for h in header_changes:
+        where = f"moved to {h.moved_to}" if h.moved_to else "removed"
+        n = gone_types.get(h.header, 0)
+        lines.append(f"  {h.header} {where}: {plural(n, 'type')}" if n else f"  {h.header} {where}, no type removed with it")
+    for header in sorted(by_header):
+        lines.append(f"  {header}")
+        for g in by_header[header]:
+            texts = [f.text for f in g.findings if f.severity == FAIL]
+            lines.append(f"    {g.type}: {joined(texts)} [{g.comparison.name}{also_text(g, comparisons)}]")
+            old, new = g.entry.get("old_layout"), g.entry.get("new_layout")
+            if old and new:
+                lines.extend(side_by_side(old, new))
+    return lines
+
+
+def opening_screen(report):
+    comps = report.comparisons
+    gs = groups(comps)
+    lines = break_lines([g for g in gs if g.worst() == FAIL], report.header_changes, comps)
+    reviews = [g for g in gs if g.worst() != FAIL and any(f.tool_severity == "review" for f in g.findings)]
+    lines.append("")
+    lines.append(f"Review: {plural(len(reviews), 'type')}" if reviews else "Review: none")
+    for g in reviews:
+        texts = [f.text for f in g.findings if f.tool_severity == "review"]
+        lines.append(f"  {g.type}: {joined(texts)} [{g.comparison.name}{also_text(g, comps)}]")
+    safe = Counter()
+    n_safe = 0
+    for comp in comps.values():
+        if comp.base:
+            continue
+        for t in comp.types:
+            if t.get("severity") == "safe":
+                n_safe += 1
+                safe.update(t.get("reasons") or ["(no reason)"])
+    lines.append("")
+    if n_safe:
+        lines.append(f"Safe: {plural(n_safe, 'type')}: " + ", ".join(f"{r} {n}" for r, n in sorted(safe.items(), key=lambda x: (-x[1], x[0]))))
+    else:
+        lines.append("Safe: none")
+    accepted = [g for g in gs if g.worst() in (WAIVED, BASELINED)]
+    if accepted:
+        lines.append("")
+        lines.append(f"Accepted (waived or in the baseline): {plural(len(accepted), 'type')}")
+        for g in accepted:
+            f = next(f for f in g.findings if f.severity in (WAIVED, BASELINED))
+            lines.append(f"  {g.type}: {f.severity}: {f.waiver} [{g.comparison.name}]")
+    unused = [w for w in report.waivers if not w.used]
+    if unused:
+        lines.append("  waivers that matched nothing: " + ", ".join(w.where for w in unused))
+    ioctls = [(name, i) for name, c in comps.items() for i in c.ioctls]
+    if ioctls:
+        lines.append("")
+        lines.append(f"ioctl numbers that differ: {len(ioctls)}")
+        for name, i in ioctls:
+            lines.append(f"  {i.get('text') or i} [{name}]")
+    lines.append("")
+    return lines
+
+
+def counts(report):
+    """The opening screen's figures, for the terminal: {breaks, headers, review, safe, accepted}."""
+    gs = groups(report.comparisons)
+    fails = [g for g in gs if g.worst() == FAIL]
+    return {"breaks": len(fails), "headers": len({g.file for g in fails}),
+            "review": sum(1 for g in gs if g.worst() != FAIL and any(f.tool_severity == "review" for f in g.findings)),
+            "accepted": sum(1 for g in gs if g.worst() in (WAIVED, BASELINED))}

@@ -1,0 +1,198 @@
+"""Step 1: the two trees (a pristine tree and a copy with the series applied, or two trees for
+drift), and `make headers_install` for both, out of tree and cached."""
+import glob
+import hashlib
+import os
+import re
+import shutil
+
+from .config import ARCH, REVS, ROOT, cache_dir
+from .model import HeaderChange, Revision, Series, Trees
+from .util import Fatal, parallel, run, run_or_die
+
+
+def resolve_tree(spec):
+    """A tree is a directory, or a Debian linux-source version such as 6.1."""
+    if os.path.isdir(spec):
+        tree = os.path.abspath(spec)
+        if not os.path.isfile(os.path.join(tree, "usr", "include", "Makefile")):
+            raise Fatal(f"{spec}: not a kernel source tree (no usr/include/Makefile)")
+        return tree
+    if not re.fullmatch(r"\d+\.\d+", spec):
+        raise Fatal(f"{spec}: neither a directory nor a linux-source version like 6.1")
+    rc, out, err = run([os.path.join(ROOT, "scripts", "kernel-tree"), spec])
+    if rc != 0:
+        raise Fatal((err.strip().splitlines() or [f"kernel-tree {spec} failed"])[-1])
+    return out.strip()
+
+
+def series_patches(series_dir):
+    """The patch files of a series, in order (an empty list for an empty series)."""
+    path = os.path.join(series_dir, "series")
+    if not os.path.isfile(path):
+        raise Fatal(f"{series_dir}: no series file")
+    names = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                names.append(line)
+    for name in names:
+        if not os.path.isfile(os.path.join(series_dir, name)):
+            raise Fatal(f"{series_dir}/{name}: listed in series but missing")
+    return names
+
+
+def series_digest(series_dir, names):
+    h = hashlib.sha256()
+    for name in names:
+        h.update(name.encode() + b"\0")
+        with open(os.path.join(series_dir, name), "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+def touched_files(series_dir, names):
+    """Files a series edits, from the '--- a/' and '+++ b/' lines."""
+    files = set()
+    for name in names:
+        with open(os.path.join(series_dir, name), errors="replace") as f:
+            for line in f:
+                m = re.match(r"(?:---|\+\+\+) [ab]/(\S+)", line)
+                if m:
+                    files.add(m.group(1))
+    return files
+
+
+def patched_tree(pristine, series_dir, names, work, sparse):
+    """Apply the series to a copy of the pristine tree, which never changes. The full copy is
+    hard-linked, with the links of the files the series touches broken first. A sparse copy
+    (only those files) is enough to check that the series applies when its headers are cached."""
+    tree = os.path.join(work, "tree-after")
+    shutil.rmtree(tree, ignore_errors=True)
+    os.makedirs(work, exist_ok=True)
+    touched = touched_files(series_dir, names)
+    if not sparse:
+        run_or_die(["cp", "-al", pristine, tree], "copying the pristine tree")
+    for rel in touched:
+        src, path = os.path.join(pristine, rel), os.path.join(tree, rel)
+        if os.path.isfile(src):
+            if os.path.exists(path):
+                os.unlink(path)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            shutil.copy2(src, path)
+    rc, _, err = run([os.path.join(ROOT, "patches", "apply"), tree, series_dir])
+    if rc != 0:
+        raise Fatal((err.strip().splitlines() or ["patches/apply failed"])[-1])
+    return tree
+
+
+def headers_install(tree, key, jobs, work):
+    """`make headers_install` out of tree; cached by key (None: not cacheable). Returns the
+    installed include directory, and whether it came from the cache."""
+    if key:
+        dest = os.path.join(cache_dir(), "headers", key)
+        if os.path.isfile(os.path.join(dest, ".complete")):
+            return os.path.join(dest, "include"), True
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+    else:
+        dest = os.path.join(work, "headers-" + hashlib.sha256(tree.encode()).hexdigest()[:12])
+    tmp = dest + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(tmp)
+    run_or_die(["make", "-s", "-C", tree, f"O={os.path.abspath(tmp)}/obj", f"ARCH={ARCH}",
+                f"INSTALL_HDR_PATH={os.path.abspath(tmp)}", f"-j{jobs}", "headers_install"],
+               f"make headers_install in {tree}")
+    shutil.rmtree(os.path.join(tmp, "obj"), ignore_errors=True)
+    open(os.path.join(tmp, ".complete"), "w").close()
+    os.rename(tmp, dest)
+    return os.path.join(dest, "include"), False
+
+
+def copy_headers(src, out, name):
+    """Copy installed headers to <out>/include/NAME, so the out dir is self-contained."""
+    dest = os.path.join(out, "include", name)
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(src, dest)
+    return dest
+
+
+def tree_key(tree):
+    """Cache key of a pristine tree: only trees extracted by scripts/kernel-tree are immutable."""
+    trees = os.path.realpath(os.environ.get("ABIDIFF_UAPI_TREES", os.path.join(ROOT, "build", "trees")))
+    if os.path.dirname(os.path.realpath(tree)) == trees:
+        return os.path.basename(tree)
+    return None
+
+
+def list_headers(inc):
+    """Every .h under an include directory, relative to it, sorted."""
+    found = []
+    for dirpath, _, files in os.walk(inc):
+        for name in files:
+            if name.endswith(".h"):
+                found.append(os.path.relpath(os.path.join(dirpath, name), inc))
+    return sorted(found)
+
+
+def revisions(opts, progress):
+    """The two revisions to install, and the series (None for drift)."""
+    if opts.drift:
+        progress.step(f"step 1: trees {opts.old} and {opts.new}")
+        revs = {}
+        for rev, spec in (("before", opts.old), ("after", opts.new)):
+            tree = resolve_tree(spec)
+            revs[rev] = Revision(rev, tree, tree_key(tree), [tree])
+        return revs, None
+    progress.step(f"step 1: linux-source-{opts.kernel} and the series in {opts.patches}")
+    pristine = resolve_tree(opts.kernel)
+    names = series_patches(opts.patches)
+    key = tree_key(pristine)
+    revs = {"before": Revision("before", pristine, key, [pristine])}
+    if names:
+        digest = series_digest(opts.patches, names)
+        after_key = f"{key}+{digest}" if key else None
+        cached = bool(after_key) and os.path.isfile(os.path.join(cache_dir(), "headers", after_key, ".complete"))
+        # A patch that no longer applies is an error even when the headers are cached.
+        tree = patched_tree(pristine, opts.patches, names, opts.work, sparse=cached)
+        revs["after"] = Revision("after", tree, after_key, [tree, pristine])
+    else:
+        revs["after"] = Revision("after", pristine, key, [pristine])
+    series = Series(os.path.relpath(os.path.abspath(opts.patches), ROOT), names)
+    return revs, series
+
+
+def step_trees(opts, progress):
+    """Step 1: the two trees, and their installed headers under <out>/include/{before,after}."""
+    revs, series = revisions(opts, progress)
+
+    def install(rev):
+        return headers_install(revs[rev].tree, revs[rev].key, max(1, opts.jobs // 2), opts.work)
+
+    if (revs["after"].tree, revs["after"].key) == (revs["before"].tree, revs["before"].key):
+        results = [install("before")] * 2  # an empty series: one install serves both
+    else:
+        results = parallel(2, install, list(REVS))
+    for rev, (inc, cached) in zip(REVS, results):
+        revs[rev].include = copy_headers(inc, opts.out, rev)
+        progress.step(f"  headers_install {rev}: {revs[rev].tree}" + (" (cached)" if cached else ""))
+    return Trees(revs, series, {r: len(list_headers(revs[r].include)) for r in REVS})
+
+
+def header_changes(trees):
+    """Headers the before side installs and the after side does not. A header is moved when the
+    after side installs one of the same name in another directory (linux/x.h -> asm-generic/x.h),
+    or when an asm/ header is now only in another architecture's arch/ARCH/include/uapi/asm/."""
+    before = set(list_headers(trees.revisions["before"].include))
+    after = set(list_headers(trees.revisions["after"].include))
+    out = []
+    for h in sorted(before - after):
+        name = h.rsplit("/", 1)[-1]
+        moved = sorted(a for a in after - before if a.rsplit("/", 1)[-1] == name)
+        if not moved and h.startswith("asm/"):
+            tree = trees.revisions["after"].dirs[0]
+            arches = sorted(glob.glob(os.path.join(tree, "arch", "*", "include", "uapi", "asm", h[4:])))
+            moved = [os.path.relpath(a, tree) for a in arches]
+        out.append(HeaderChange(h, moved[0] if moved else None))
+    return out

@@ -1,0 +1,166 @@
+"""Step 3: one translation unit per language and revision with every header that compiles
+there (-g -fno-eliminate-unused-debug-types), leaving out headers that collide in one unit.
+Step 3b: each header left out of a main unit, in a unit of its own."""
+import os
+import re
+import shutil
+
+from .collisions import blame, parse_first_collision, relpath_in
+from .config import DEBUG_FLAGS, LANG_NAME, LANGS, REVS, UNIT_FLAGS, unit_key
+from .headers import first_error
+from .matrix import base_matrix
+from .model import AlonePair, AloneUnit, Collision, ExtraUnits, Unit, UnitCoverage, all_unit_keys
+from .util import Fatal, parallel, run, write_atomic
+
+
+def unit_command(compiler, lang, unit, obj, rel_inc, out):
+    """The compile command of a unit, run in the out dir (so DWARF names relative paths)."""
+    return [compiler, *UNIT_FLAGS[lang], *DEBUG_FLAGS, "-fdiagnostics-plain-output",
+            "-w", "-fmax-errors=10", "-fdiagnostics-column-unit=byte", f"-fdebug-prefix-map={out}=.",
+            "-I", rel_inc, "-c", os.path.relpath(unit, out), "-o", os.path.relpath(obj, out)]
+
+
+def build_unit(compiler, lang, rev, headers, inc, out, max_rounds=80):
+    """Compile one unit with every header; leave out colliding headers one at a time until it
+    compiles."""
+    ext = "c" if lang == "c" else "cc"
+    work = os.path.join(out, "work")
+    unit = os.path.join(work, f"{lang}-{rev}.{ext}")
+    obj = os.path.join(out, "obj", f"{lang}-{rev}.o")
+    tmp_obj = os.path.join(work, f"{lang}-{rev}.o")
+    included = list(headers)
+    collisions = []
+    rel_inc = os.path.relpath(inc, out)
+    for _ in range(max_rounds):
+        write_atomic(unit, "".join(f"#include <{h}>\n" for h in included))
+        rc, _, err = run(unit_command(compiler, lang, unit, tmp_obj, rel_inc, out), cwd=out)
+        if rc == 0:
+            os.rename(tmp_obj, obj)
+            return Unit(lang, rev, os.path.relpath(obj, out), included, collisions, os.path.getsize(obj))
+        col = parse_first_collision(err, os.path.relpath(unit, out), out)
+        culprit = blame(col, included, rel_inc, os.path.relpath(unit, out)) if col else None
+        if not culprit:
+            raise Fatal(f"{LANG_NAME[lang]} unit ({rev}) fails and no header can be blamed: "
+                        + first_error(err, inc))
+        collisions.append(Collision(culprit, col.symbol, col.message, relpath_in(col.at, rel_inc),
+                                    relpath_in(col.other, rel_inc)))
+        included.remove(culprit)
+    raise Fatal(f"{LANG_NAME[lang]} unit ({rev}): more than {max_rounds} collisions")
+
+
+def step_units(opts, compilers, trees, headers, progress):
+    """Step 3: one object per language and revision, with every header that compiles there.
+    Returns {unit key: Unit}."""
+    progress.step("step 3: one unit per language and revision (-g -fno-eliminate-unused-debug-types)")
+    os.makedirs(os.path.join(opts.out, "obj"), exist_ok=True)
+    os.makedirs(opts.work, exist_ok=True)
+    combos = [(lang, rev) for lang in LANGS for rev in REVS if not (headers.same and rev == "after")]
+
+    def one(combo):
+        lang, rev = combo
+        return build_unit(compilers[lang].path, lang, rev, headers.revs[rev].compiles[lang],
+                          trees.revisions[rev].include, opts.out)
+
+    built = parallel(opts.jobs, one, combos)
+    if headers.same:  # identical headers (an empty series): the after objects are copies
+        for lang in LANGS:
+            u = built[combos.index((lang, "before"))]
+            after = os.path.join("obj", f"{lang}-after.o")
+            shutil.copyfile(os.path.join(opts.out, u.object), os.path.join(opts.out, after))
+            built.append(Unit(lang, "after", after, u.included, u.collisions, u.size))
+    units = {}
+    for u in built:
+        units[u.key] = u
+        progress.step(f"  {u.key}: {len(u.included)} headers in one unit"
+                      + (f", {len(u.collisions)} left out for collisions" if u.collisions else ""))
+    return units
+
+
+def header_slug(header, taken):
+    """A file-name-safe, unique name for a header: linux/uio.h -> linux-uio."""
+    base = re.sub(r"[^A-Za-z0-9_.-]", "-", header[:-2] if header.endswith(".h") else header)
+    slug, n = base, 2
+    while taken.get(slug, header) != header:
+        slug, n = f"{base}-{n}", n + 1
+    taken[slug] = header
+    return slug
+
+
+def build_alone_unit(compiler, lang, key, header, inc, out):
+    """One left-out header in a unit of its own, compiled as the main units are. Returns
+    (object path, None) or (None, the first error)."""
+    ext = "c" if lang == "c" else "cc"
+    unit = os.path.join(out, "work", f"{key}.{ext}")
+    obj = os.path.join(out, "obj", f"{key}.o")
+    tmp_obj = os.path.join(out, "work", f"{key}.o")
+    write_atomic(unit, f"#include <{header}>\n")
+    rc, _, err = run(unit_command(compiler, lang, unit, tmp_obj, os.path.relpath(inc, out), out), cwd=out)
+    if rc != 0:
+        return None, first_error(err, inc)
+    os.rename(tmp_obj, obj)
+    return obj, None
+
+
+def step_extra_units(opts, compilers, trees, headers, units, progress):
+    """Step 3b: every header left out of a main unit (a collision in the all-headers unit), in a
+    unit of its own for each side of each comparison where it is not in both main units, so that
+    every header that compiles alone has its layouts compared. One small compile each, in parallel."""
+    out = opts.out
+    main = {k: set(u.included) for k, u in units.items()}
+    alone = {k: set(headers.compiles(k)) for k in all_unit_keys()}
+    left_out = sorted(set().union(*(alone[k] - main[k] for k in main)))
+    taken = {}
+    slugs = {h: header_slug(h, taken) for h in left_out}
+    pairs = {}    # (comparison name, header) -> (old key, new key)
+    needed = set()  # (unit key, header)
+    for line in base_matrix(opts.drift):
+        o, n = line.old, line.new
+        for h in left_out:
+            if h in alone[o] and h in alone[n] and not (h in main[o] and h in main[n]):
+                pairs[(line.name, h)] = (o, n)
+                needed.update({(o, h), (n, h)})
+    tasks = sorted(t for t in needed if not (headers.same and t[0].endswith("-after")))
+    if tasks:
+        progress.step(f"step 3b: {len(left_out)} left-out headers, each in a unit of its own "
+                      f"({len(tasks)} units)")
+
+    def one(task):
+        key, h = task
+        lang, rev = key.split("-")
+        return build_alone_unit(compilers[lang].path, lang, f"{key}+{slugs[h]}", h,
+                                trees.revisions[rev].include, out)
+
+    results = dict(zip(tasks, parallel(opts.jobs, one, tasks)))
+    if headers.same:  # identical headers: the after objects are copies of the before ones
+        for key, h in sorted(needed):
+            if key.endswith("-after"):
+                obj, err = results[(key.replace("-after", "-before"), h)]
+                if obj:
+                    obj_after = os.path.join(out, "obj", f"{key}+{slugs[h]}.o")
+                    shutil.copyfile(obj, obj_after)
+                    obj = obj_after
+                results[(key, h)] = (obj, err)
+    # Objects of headers no longer left out, from an earlier run, would be shipped to the guest.
+    keep = {f"{key}+{slugs[h]}.o" for (key, h), (obj, _) in results.items() if obj}
+    for f in os.listdir(os.path.join(out, "obj")):
+        if "+" in f and f.endswith(".o") and f not in keep:
+            os.unlink(os.path.join(out, "obj", f))
+    alone_units = {}
+    for (key, h), (obj, err) in sorted(results.items()):
+        alone_units[f"{key}+{slugs[h]}"] = AloneUnit(key, h, err, os.path.relpath(obj, out) if obj else None,
+                                                     os.path.getsize(obj) if obj else 0)
+    comparisons = [AlonePair(name, h, o, n, f"{o}+{slugs[h]}", f"{n}+{slugs[h]}")
+                   for (name, h), (o, n) in sorted(pairs.items())
+                   if results[(o, h)][0] and results[(n, h)][0]]
+    coverage = {}
+    for key in (unit_key(lang, rev) for lang in LANGS for rev in REVS):
+        own = {h for (k, h), (obj, _) in results.items() if k == key and obj}
+        without = {h: results.get((key, h), (None, None))[1] or "?" for h in sorted(alone[key] - main[key] - own)}
+        # A left-out header with no own unit here has no counterpart to compare with.
+        for h in list(without):
+            if (key, h) not in results:
+                without[h] = "left out of the unit here, and fails alone on the other side of its comparisons"
+        coverage[key] = UnitCoverage(len(alone[key]), len(main[key]), len(own), len(main[key] | own), without)
+        progress.step(f"  {key}: {len(main[key] | own)} of {len(alone[key])} headers with a layout check"
+                      f" ({len(own)} in units of their own)")
+    return ExtraUnits(left_out, alone_units, coverage, comparisons)

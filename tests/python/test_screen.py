@@ -1,0 +1,89 @@
+"""report.txt's opening screen, from hand-written tool outputs (fixtures/drift*.json)."""
+from types import SimpleNamespace
+
+from conftest import judged
+from uapi_check import screen, trees
+from uapi_check.model import HeaderChange, Revision, Trees
+
+
+def drift_report(header_changes=(), waivers=()):
+    c = judged("c-before_c-after", "drift", "drift.json")
+    cxx = judged("cxx-before_cxx-after", "drift", "drift-cxx.json")
+    return SimpleNamespace(comparisons={c.name: c, cxx.name: cxx}, header_changes=list(header_changes),
+                           waivers=list(waivers))
+
+
+def section(lines, title):
+    start = next(i for i, l in enumerate(lines) if l.startswith(title))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i] == ""), len(lines))
+    return lines[start:end]
+
+
+def test_breaks_by_header_removed_header_as_one_line_and_cxx_folded():
+    lines = screen.opening_screen(drift_report([HeaderChange("linux/gone.h")]))
+    breaks = section(lines, "Breaks:")
+    assert breaks[0] == "Breaks: 5 types in 3 headers"
+    assert breaks[1] == "  linux/gone.h removed: 2 types"
+    assert not any("struct gone" in l for l in breaks)
+    heads = [l for l in breaks if l.startswith("  ") and not l.startswith("   ")]
+    assert heads == ["  linux/gone.h removed: 2 types", "  linux/cxx.h", "  linux/kvm.h"]
+    kvm_run = next(l for l in breaks if l.startswith("    struct kvm_run:"))
+    assert kvm_run.endswith("[c-before_c-after, also in C++]")
+    assert "member u.p.x (offset)" in kvm_run
+    assert next(l for l in breaks if l.startswith("    struct cxx_only:")).endswith("[cxx-before_cxx-after]")
+    assert next(l for l in breaks if l.startswith("    enum {KVM_STAT_A}:")).endswith("also in C++]")
+
+
+def test_side_by_side_layouts_mark_the_rows_that_differ():
+    lines = screen.opening_screen(drift_report())
+    i = next(i for i, l in enumerate(lines) if l.startswith("    struct kvm_run:"))
+    assert lines[i + 1].split() == ["OLD", "NEW"]
+    differing = [l for l in lines[i + 2:i + 8] if l.startswith("      |")]
+    assert len(differing) == 1
+    assert "/* 8 4 */" in differing[0] and differing[0].endswith("/* 12 4 */")
+
+
+def test_review_then_safe_counts():
+    lines = screen.opening_screen(drift_report())
+    assert section(lines, "Review:") == [
+        "Review: 2 types",
+        "  struct clone_args: size 64 -> 88 [tail-growth] [c-before_c-after, also in C++]",
+        "  struct ovl: member __u16 _or (offset 0, size 2) added over or [overlap] [c-before_c-after]"]
+    assert section(lines, "Safe:") == ["Safe: 2 types: enumerator-added 1, reserved-reuse 1, sentinel 1"]
+
+
+def test_counts():
+    assert screen.counts(drift_report()) == {"breaks": 5, "headers": 3, "review": 2, "accepted": 0}
+
+
+def test_side_by_side_is_bounded():
+    old = ["struct big {"] + [f"\tint a{i}; /* {4 * i} 4 */" for i in range(40)] + ["};"]
+    new = ["struct big {"] + [f"\tint a{i}; /* {4 * i + 4} 4 */" for i in range(40)] + ["};"]
+    out = screen.side_by_side(old, new)
+    assert len(out) == 1 + screen.LAYOUT_ROWS + 1
+    assert out[-1].strip() == "... 29 more rows differ (report.json has both layouts)"
+
+
+def test_header_changes(tree):
+    before = tree({"linux/a.h": "", "linux/old.h": "", "asm/gone.h": "", "asm/arm_only.h": "", "linux/x.h": ""}, "b")
+    after = tree({"linux/a.h": "", "asm-generic/old.h": ""}, "a")
+    new_tree = tree({"arch/arm64/include/uapi/asm/arm_only.h": ""}, "t")
+    t = Trees({"before": Revision("before", "/b", None, ["/b"], before),
+               "after": Revision("after", new_tree, None, [new_tree], after)}, None, {})
+    assert [(h.header, h.moved_to) for h in trees.header_changes(t)] == [
+        ("asm/arm_only.h", "arch/arm64/include/uapi/asm/arm_only.h"), ("asm/gone.h", None),
+        ("linux/old.h", "asm-generic/old.h"), ("linux/x.h", None)]
+
+
+def test_a_removed_header_whose_types_live_on():
+    lines = screen.opening_screen(drift_report([HeaderChange("misc/old.h", None),
+                                                HeaderChange("asm/x.h", "arch/arm64/include/uapi/asm/x.h")]))
+    breaks = section(lines, "Breaks:")
+    assert breaks[1:3] == ["  misc/old.h removed, no type removed with it",
+                           "  asm/x.h moved to arch/arm64/include/uapi/asm/x.h, no type removed with it"]
+
+
+def test_waivers_that_matched_nothing_are_named():
+    from uapi_check.waivers import Waiver
+    lines = screen.opening_screen(drift_report(waivers=[Waiver("struct nothing", None, "r", "w:3")]))
+    assert "  waivers that matched nothing: w:3" in lines
