@@ -1,0 +1,180 @@
+"""Tests of abidiff-uapi/uapi_check/ioctls.py on the fixture headers in fixtures/ioctl/{old,new}.
+
+The expected ioctls, types and skip reasons are written out here; the numbers are checked against
+an independent instrument (a compiled program that printf()s each macro) and, for a few, against
+values worked out by hand from _IOC's layout (dir << 30 | size << 16 | type << 8 | nr).
+The tool is $ABIDIFF_UAPI_TOOL, else build/abidiff-uapi/abidiff-uapi; a missing tool fails.
+Run: python3 -m pytest -q tests/python/test_ioctls.py
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "abidiff-uapi"))
+
+from uapi_check import ioctls  # noqa: E402
+from uapi_check.ioctls import Ioctl  # noqa: E402
+
+TOOL = os.environ.get("ABIDIFF_UAPI_TOOL", os.path.join(ROOT, "build", "abidiff-uapi", "abidiff-uapi"))
+FIXTURE = os.path.join(ROOT, "fixtures", "ioctl")
+HEADERS = ["linux/mydrv.h", "linux/mydrv_ext.h"]
+COMPILERS = {"c": ("gcc", ["-std=gnu11"]), "cxx": ("g++", ["-std=gnu++17"])}
+
+
+def expected(version):
+    """The request macros of the fixture (new/ has one line more before them)."""
+    d = 0 if version == "old" else 1
+    return [
+        Ioctl("MYDRV_RESET", "linux/mydrv.h", 29 + d, None),
+        Ioctl("MYDRV_GET_INFO", "linux/mydrv.h", 30 + d, "struct mydrv_info"),
+        Ioctl("MYDRV_MAP", "linux/mydrv.h", 31 + d, "struct mydrv_buf"),
+        Ioctl("MYDRV_GET_VERSION", "linux/mydrv.h", 32 + d, "__u32"),
+        Ioctl("MYDRV_MAP_COMPAT", "linux/mydrv.h", 33 + d, "struct mydrv_buf"),
+        Ioctl("MYDRV_GET_PAGE", "linux/mydrv.h", 36 + d, "struct mydrv_page"),
+        Ioctl("MYDRV_READ_PAGE", "linux/mydrv.h", 37 + d, "char[PAGE_SIZE]"),
+        Ioctl("MYDRV_ALL_ONES", "linux/mydrv.h", 38 + d, "char[0x3fff]"),
+        Ioctl("MYDRV_SET_ITEMS", "linux/mydrv_ext.h", 15, "struct mydrv_flex"),
+        Ioctl("MYDRV_VERSION_ALIAS", "linux/mydrv_ext.h", 16, "__u32"),
+    ]
+
+
+SKIPPED = {
+    "c": {"MYDRV_GET_PAGE": "invalid application of 'sizeof' to incomplete type 'struct mydrv_page'",
+          "MYDRV_READ_PAGE": "'PAGE_SIZE' undeclared here (not in a function)"},
+    "cxx": {"MYDRV_GET_PAGE": "invalid application of 'sizeof' to incomplete type 'mydrv_page'",
+            "MYDRV_READ_PAGE": "'PAGE_SIZE' was not declared in this scope"},
+}
+
+# Worked out by hand: _IOR = 2, _IOW = 1, _IOWR = 3 in bits 31..30; size in 29..16; 'M' = 0x4d.
+BY_HAND = {
+    ("old", "c", "MYDRV_RESET"): 0x00004d00,
+    ("old", "c", "MYDRV_GET_INFO"): 0x80084d01,   # sizeof(struct mydrv_info) == 8
+    ("new", "c", "MYDRV_GET_INFO"): 0x80104d01,   # 16 once it has grown
+    ("old", "c", "MYDRV_MAP"): 0xc0104d02,
+    ("old", "c", "MYDRV_ALL_ONES"): 0xffffffff,
+    ("old", "c", "MYDRV_SET_ITEMS"): 0x40044d07,    # the empty struct is 0 bytes in C
+    ("old", "cxx", "MYDRV_SET_ITEMS"): 0x40084d07,  # 1 in C++, then padding to 4
+    ("old", "cxx", "MYDRV_ALL_ONES"): 0xffffffff,
+}
+
+
+def inc(version):
+    return os.path.join(FIXTURE, version)
+
+
+@pytest.fixture(scope="module")
+def tool():
+    assert os.access(TOOL, os.X_OK), f"{TOOL}: not built (meson compile -C build)"
+    return TOOL
+
+
+@pytest.fixture(scope="module")
+def units(tmp_path_factory, tool):
+    """For each version and language: the ioctls found, kept and skipped, the object, and the
+    numbers read by the tool and printed by the program."""
+    out = tmp_path_factory.mktemp("ioctls")
+    result = {}
+    for version in ("old", "new"):
+        for lang, (cc, flags) in COMPILERS.items():
+            found = ioctls.find_ioctls(cc, inc(version), HEADERS, flags)
+            kept, skipped = ioctls.check_ioctls(cc, inc(version), HEADERS, flags, found)
+            obj = str(out / f"{version}-{lang}.o")
+            ioctls.compile_ioctl_unit(cc, inc(version), HEADERS, flags, kept, obj)
+            result[(version, lang)] = {
+                "found": found, "kept": kept, "skipped": skipped, "obj": obj,
+                "dwarf": ioctls.read_ioctl_numbers(tool, obj),
+                "printed": ioctls.print_ioctl_numbers(cc, inc(version), HEADERS, flags, kept),
+            }
+    return result
+
+
+@pytest.mark.parametrize("version", ["old", "new"])
+@pytest.mark.parametrize("lang", ["c", "cxx"])
+def test_find_ioctls(units, version, lang):
+    assert units[(version, lang)]["found"] == expected(version)
+
+
+@pytest.mark.parametrize("version", ["old", "new"])
+@pytest.mark.parametrize("lang", ["c", "cxx"])
+def test_skipped_with_reason(units, version, lang):
+    u = units[(version, lang)]
+    assert u["skipped"] == SKIPPED[lang]
+    assert [x.name for x in u["kept"]] == [x.name for x in u["found"] if x.name not in SKIPPED[lang]]
+
+
+@pytest.mark.parametrize("version", ["old", "new"])
+@pytest.mark.parametrize("lang", ["c", "cxx"])
+def test_dwarf_numbers_equal_printer(units, version, lang):
+    u = units[(version, lang)]
+    assert len(u["printed"]) == 8
+    assert u["dwarf"] == u["printed"]
+
+
+def test_numbers_by_hand(units):
+    for (version, lang, name), value in BY_HAND.items():
+        assert units[(version, lang)]["dwarf"][name] == value, (version, lang, name)
+
+
+def diff_json(tool, old, new):
+    p = subprocess.run([tool, "diff", old, new, "--format=json", "--type",
+                        f"enum {ioctls.ENUM_NAME}"], capture_output=True, text=True)
+    assert p.returncode in (0, 1), p.stderr
+    return p.returncode, json.loads(p.stdout)
+
+
+def enumerator_changes(data):
+    return sorted((c["enumerator"], c["old"], c["new"]) for t in data["types"]
+                  for c in t.get("changes", []) if c["change"] == "enumerator_value")
+
+
+@pytest.mark.parametrize("lang", ["c", "cxx"])
+def test_diff_old_new_reports_the_grown_ioctl(units, tool, lang):
+    rc, data = diff_json(tool, units[("old", lang)]["obj"], units[("new", lang)]["obj"])
+    assert rc == 1
+    assert enumerator_changes(data) == [("AU_IOCTL__MYDRV_GET_INFO", 0x80084d01, 0x80104d01)]
+    assert [c["change"] for t in data["types"] for c in t.get("changes", [])] == ["enumerator_value"]
+
+
+def test_diff_c_cxx_reports_the_flexible_struct(units, tool):
+    rc, data = diff_json(tool, units[("old", "c")]["obj"], units[("old", "cxx")]["obj"])
+    assert rc == 1
+    assert enumerator_changes(data) == [("AU_IOCTL__MYDRV_SET_ITEMS", 0x40044d07, 0x40084d07)]
+
+
+def test_diff_same_is_compatible(units, tool):
+    obj = units[("new", "c")]["obj"]
+    rc, data = diff_json(tool, obj, obj)
+    assert rc == 0 and enumerator_changes(data) == []
+
+
+def test_unit_source_shape():
+    x = [Ioctl("A_B", "linux/a.h", 3, None), Ioctl("C", "linux/a.h", 4, "int")]
+    src = ioctls.ioctl_unit_source(x, ["linux/a.h"])
+    assert src.splitlines() == [
+        "#include <linux/a.h>", "",
+        "/* ioctl request numbers, computed by the compiler (abidiff-uapi) */",
+        "enum abidiff_uapi_ioctl {", "\tAU_IOCTL__A_B = A_B,", "\tAU_IOCTL__C = C,", "};"]
+    # The first enumerator's line, which check_ioctls maps diagnostics with.
+    assert src.splitlines()[ioctls._enumerator_line(["linux/a.h"]) - 1] == "\tAU_IOCTL__A_B = A_B,"
+    assert ioctls.ioctl_unit_source([], ["linux/a.h"]) == "#include <linux/a.h>\n"
+
+
+def test_headers_that_do_not_compile_raise(tmp_path):
+    (tmp_path / "bad.h").write_text("#define BAD_IOCTL _IO('b', 1)\nstruct { int x; } y z;\n")
+    with pytest.raises(ioctls.IoctlError, match="outside its enumerators"):
+        ioctls.check_ioctls("gcc", str(tmp_path), ["bad.h"], ["-std=gnu11"],
+                            [Ioctl("BAD_IOCTL", "bad.h", 1, None)])
+
+
+def test_command_line_print(units):
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "abidiff-uapi", "uapi_check", "ioctls.py"),
+                        "--print", "--cc", "g++", inc("new"), *HEADERS], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    printed = dict(line.split() for line in p.stdout.splitlines())
+    assert {k: int(v, 16) for k, v in printed.items()} == units[("new", "cxx")]["printed"]
+    assert sorted(p.stderr.splitlines()) == sorted(f"skipped {k}: {v}" for k, v in SKIPPED["cxx"].items())
