@@ -233,7 +233,7 @@ def ioctl_unit_source(ioctls: list[Ioctl], headers: list[str]) -> str:
     """A C and C++ unit: the headers, then one enumerator per request, one per line (so that a
     diagnostic's line names its ioctl). No ioctls: no enum (an empty enum is not valid C)."""
     lines = [_includes(headers)]
-    if ioctls:
+    if ioctls:  # the first enumerator is on line len(headers) + 4
         lines.append(f"\n/* ioctl request numbers, computed by the compiler (abidiff-uapi) */\n"
                      f"enum {ENUM_NAME} {{\n")
         lines += [f"\t{PREFIX}{x.name} = {x.name},\n" for x in ioctls]
@@ -241,47 +241,65 @@ def ioctl_unit_source(ioctls: list[Ioctl], headers: list[str]) -> str:
     return "".join(lines)
 
 
-def _enumerator_line(headers):
-    """The unit line of the first enumerator (1-based)."""
-    return len(headers) + 4
+def _check_source(ioctls, headers):
+    """The syntax check's unit: one anonymous enum per line, so that a parse error in one
+    number (`sizeof(struct agp_info)` where C++ sees a typedef) ends at its own line's `};`
+    rather than running on to the end of one big enum."""
+    return _includes(headers) + "".join(f"enum {{ {PREFIX}{x.name} = {x.name} }};\n" for x in ioctls)
+
+
+def _failing_lines(cc, include_dir, headers, flags, ioctls, path):
+    """{index in ioctls: first error} of the check unit; IoctlError on an error elsewhere."""
+    lang = _language(cc, flags)
+    with open(path, "w") as f:
+        f.write(_check_source(ioctls, headers))
+    # Without macro-expansion tracking an error is placed at its expansion point: the
+    # enumerator's own line.
+    rc, _, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-fsyntax-only",
+                       "-fdiagnostics-plain-output", "-ftrack-macro-expansion=0",
+                       "-fmax-errors=0", "-w", path])
+    if rc == 0:
+        return {}
+    first = len(headers) + 1
+    bad = {}
+    for line in err.splitlines():
+        m = _DIAG.match(line)
+        if not m or m.group(3) not in ("error", "fatal error"):
+            continue
+        idx = int(m.group(2)) - first
+        if os.path.realpath(m.group(1)) != os.path.realpath(path) or not 0 <= idx < len(ioctls):
+            raise IoctlError(f"the ioctl unit does not compile outside its enumerators: {line}")
+        bad.setdefault(idx, m.group(4).strip())
+    if not bad:
+        raise IoctlError(f"the ioctl unit does not compile: {_first_error(err)}")
+    return bad
 
 
 def check_ioctls(cc: str, include_dir: str, headers: list[str], flags: list[str],
                  ioctls: list[Ioctl], max_rounds: int = 10) -> tuple[list[Ioctl], dict[str, str]]:
-    """Compile the unit (syntax only) and take out each ioctl whose enumerator does not compile,
-    with the compiler's first error as its reason; repeat until it compiles. Returns the ioctls
-    kept and {name: reason} of those skipped. An error outside the enumerators (the headers do
-    not compile together) raises IoctlError."""
+    """Compile the numbers (syntax only) and take out each ioctl whose number does not compile,
+    with the compiler's first error as its reason; repeat until all compile. An ioctl is only
+    taken out when its number also fails in a unit of the failing ones alone, so that an error
+    that spills over from another line never costs an ioctl. Returns the ioctls kept and
+    {name: reason} of those skipped. An error outside the numbers (the headers do not compile
+    together) raises IoctlError."""
     lang = _language(cc, flags)
     kept, skipped = list(ioctls), {}
-    first = _enumerator_line(headers)
     with tempfile.TemporaryDirectory(prefix="au-ioctls-") as work:
-        path = os.path.join(work, "unit.cc" if lang == "c++" else "unit.c")
+        path = os.path.join(work, "check.cc" if lang == "c++" else "check.c")
         for _ in range(max_rounds):
-            with open(path, "w") as f:
-                f.write(ioctl_unit_source(kept, headers))
-            # Without macro-expansion tracking an error is placed at its expansion point: the
-            # enumerator's own line.
-            rc, _, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-fsyntax-only",
-                               "-fdiagnostics-plain-output", "-ftrack-macro-expansion=0",
-                               "-fmax-errors=0", "-w", path])
-            if rc == 0:
-                return kept, skipped
-            bad = {}
-            for line in err.splitlines():
-                m = _DIAG.match(line)
-                if not m or m.group(3) not in ("error", "fatal error"):
-                    continue
-                idx = int(m.group(2)) - first
-                if os.path.realpath(m.group(1)) != os.path.realpath(path) or not 0 <= idx < len(kept):
-                    raise IoctlError(f"the ioctl unit does not compile outside its enumerators: {line}")
-                bad.setdefault(idx, m.group(4).strip())
+            bad = _failing_lines(cc, include_dir, headers, flags, kept, path)
             if not bad:
-                raise IoctlError(f"the ioctl unit does not compile: {_first_error(err)}")
-            for idx, reason in bad.items():
-                skipped[kept[idx].name] = reason
-            kept = [x for i, x in enumerate(kept) if i not in bad]
-    raise IoctlError(f"the ioctl unit still fails after {max_rounds} rounds")
+                return kept, skipped
+            suspects = [kept[i] for i in sorted(bad)]
+            confirmed = _failing_lines(cc, include_dir, headers, flags, suspects, path)
+            if not confirmed:
+                raise IoctlError("the ioctl unit fails, but none of its failing numbers fails alone: "
+                                 + "; ".join(f"{kept[i].name}: {r}" for i, r in sorted(bad.items())))
+            out = {suspects[i].name: r for i, r in confirmed.items()}
+            skipped.update(out)
+            kept = [x for x in kept if x.name not in out]
+    raise IoctlError(f"the ioctl numbers still fail after {max_rounds} rounds")
 
 
 DEBUG_FLAGS = ["-g", "-fno-eliminate-unused-debug-types"]

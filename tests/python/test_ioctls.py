@@ -38,8 +38,9 @@ def expected(version):
         Ioctl("MYDRV_GET_PAGE", "linux/mydrv.h", 36 + d, "struct mydrv_page"),
         Ioctl("MYDRV_READ_PAGE", "linux/mydrv.h", 37 + d, "char[PAGE_SIZE]"),
         Ioctl("MYDRV_ALL_ONES", "linux/mydrv.h", 38 + d, "char[0x3fff]"),
-        Ioctl("MYDRV_SET_ITEMS", "linux/mydrv_ext.h", 15, "struct mydrv_flex"),
-        Ioctl("MYDRV_VERSION_ALIAS", "linux/mydrv_ext.h", 16, "__u32"),
+        Ioctl("MYDRV_SET_RANGE", "linux/mydrv_ext.h", 22, "struct mydrv_range*"),
+        Ioctl("MYDRV_SET_ITEMS", "linux/mydrv_ext.h", 23, "struct mydrv_flex"),
+        Ioctl("MYDRV_VERSION_ALIAS", "linux/mydrv_ext.h", 24, "__u32"),
     ]
 
 
@@ -47,7 +48,9 @@ SKIPPED = {
     "c": {"MYDRV_GET_PAGE": "invalid application of 'sizeof' to incomplete type 'struct mydrv_page'",
           "MYDRV_READ_PAGE": "'PAGE_SIZE' undeclared here (not in a function)"},
     "cxx": {"MYDRV_GET_PAGE": "invalid application of 'sizeof' to incomplete type 'mydrv_page'",
-            "MYDRV_READ_PAGE": "'PAGE_SIZE' was not declared in this scope"},
+            "MYDRV_READ_PAGE": "'PAGE_SIZE' was not declared in this scope",
+            # A parse error whose follow-on errors land on the next lines: only this one goes.
+            "MYDRV_SET_RANGE": "using typedef-name 'mydrv_range' after 'struct'"},
 }
 
 # Worked out by hand: _IOR = 2, _IOW = 1, _IOWR = 3 in bits 31..30; size in 29..16; 'M' = 0x4d.
@@ -60,6 +63,7 @@ BY_HAND = {
     ("old", "c", "MYDRV_SET_ITEMS"): 0x40044d07,    # the empty struct is 0 bytes in C
     ("old", "cxx", "MYDRV_SET_ITEMS"): 0x40084d07,  # 1 in C++, then padding to 4
     ("old", "cxx", "MYDRV_ALL_ONES"): 0xffffffff,
+    ("old", "c", "MYDRV_SET_RANGE"): 0x40084d08,    # a pointer: fine in C, the tag is incomplete
 }
 
 
@@ -111,7 +115,7 @@ def test_skipped_with_reason(units, version, lang):
 @pytest.mark.parametrize("lang", ["c", "cxx"])
 def test_dwarf_numbers_equal_printer(units, version, lang):
     u = units[(version, lang)]
-    assert len(u["printed"]) == 8
+    assert len(u["printed"]) == {"c": 9, "cxx": 8}[lang]
     assert u["dwarf"] == u["printed"]
 
 
@@ -159,8 +163,6 @@ def test_unit_source_shape():
         "#include <linux/a.h>", "",
         "/* ioctl request numbers, computed by the compiler (abidiff-uapi) */",
         "enum abidiff_uapi_ioctl {", "\tAU_IOCTL__A_B = A_B,", "\tAU_IOCTL__C = C,", "};"]
-    # The first enumerator's line, which check_ioctls maps diagnostics with.
-    assert src.splitlines()[ioctls._enumerator_line(["linux/a.h"]) - 1] == "\tAU_IOCTL__A_B = A_B,"
     assert ioctls.ioctl_unit_source([], ["linux/a.h"]) == "#include <linux/a.h>\n"
 
 
