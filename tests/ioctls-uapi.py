@@ -25,6 +25,7 @@ import re
 import subprocess
 import sys
 import time
+import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXPECTED = os.path.join(ROOT, "tests", "expected", "ioctls-uapi.txt")
@@ -36,13 +37,29 @@ LANGS = {"c": ("gcc", ["-std=gnu11"]), "cxx": ("g++", ["-std=gnu++17"])}
 
 
 def load_driver():
-    """abidiff-uapi/uapi-check as a module, for its header selection (one rule in one place)."""
-    path = os.path.join(ROOT, "abidiff-uapi", "uapi-check")
-    loader = importlib.machinery.SourceFileLoader("uapi_check_driver", path)
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    """The driver's own header selection (one rule in one place): the uapi_check package's
+    modules when the driver is a package, else the single-file abidiff-uapi/uapi-check."""
+    try:
+        from uapi_check import headers, trees, units, util
+    except ImportError:
+        path = os.path.join(ROOT, "abidiff-uapi", "uapi-check")
+        loader = importlib.machinery.SourceFileLoader("uapi_check_driver", path)
+        spec = importlib.util.spec_from_loader(loader.name, loader)
+        uc = importlib.util.module_from_spec(spec)
+        loader.exec_module(uc)
+        return types.SimpleNamespace(
+            resolve_tree=uc.resolve_tree, headers_install=uc.headers_install, tree_key=uc.tree_key,
+            select_headers=lambda inc, makefile: uc.select_headers(inc, makefile)[:2],
+            compile_alone=uc.compile_alone, parallel=uc.parallel, Fatal=uc.Fatal,
+            build_unit=lambda *a: uc.build_unit(*a)[1:])
+    def build_unit(*a):
+        u = units.build_unit(*a)
+        return u.included, u.collisions
+    return types.SimpleNamespace(
+        resolve_tree=trees.resolve_tree, headers_install=trees.headers_install, tree_key=trees.tree_key,
+        select_headers=lambda inc, makefile: headers.select_headers(inc, headers.no_header_test(makefile)),
+        compile_alone=headers.compile_alone, parallel=util.parallel, Fatal=util.Fatal,
+        build_unit=build_unit)
 
 
 def say(text):
@@ -55,7 +72,7 @@ def unit_headers(uc, kernel, out, jobs):
     t0 = time.time()
     inc, cached = uc.headers_install(tree, uc.tree_key(tree), jobs, out)
     say(f"{kernel}: headers_install {tree}" + (" (cached)" if cached else f" ({time.time() - t0:.1f} s)"))
-    tested, skipped, _ = uc.select_headers(inc, os.path.join(tree, "usr", "include", "Makefile"))
+    tested, skipped = uc.select_headers(inc, os.path.join(tree, "usr", "include", "Makefile"))
     extra = [h for h, why in skipped.items() if why == "no-header-test"]
     dummy = os.path.join(tree, "usr", "dummy-include")
     tasks = [(lang, h, h in extra) for lang in LANGS for h in sorted(tested + extra)]
@@ -71,7 +88,7 @@ def unit_headers(uc, kernel, out, jobs):
         os.makedirs(os.path.join(work, "work"), exist_ok=True)
         os.makedirs(os.path.join(work, "obj"), exist_ok=True)
         t0 = time.time()
-        _, included, collisions = uc.build_unit(cc, lang, lang, alone, inc, work)
+        included, collisions = uc.build_unit(cc, lang, lang, alone, inc, work)
         lists[lang] = included
         say(f"{kernel} {lang}: {len(alone)} compile alone, {len(included)} in the unit, "
             f"{len(collisions)} left out for collisions ({time.time() - t0:.1f} s)")
