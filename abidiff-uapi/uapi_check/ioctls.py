@@ -63,6 +63,7 @@ class Ioctl:
     header: str           # "linux/kvm.h", relative to the include dir
     line: int
     arg_type: str | None  # "struct kvm_cpuid" as the macro spells its third argument; None for _IO
+    kind: str = "macro"   # "enumerator": an enum constant whose value is a request (6.12's binder.h)
 
 
 class IoctlError(Exception):
@@ -101,21 +102,35 @@ def _includes(headers):
     return "".join(f"#include <{h}>\n" for h in headers)
 
 
-def _preprocess(cc, include_dir, flags, source, work, mode):
+def _preprocess(cc, include_dir, flags, source, work, mode, tolerate=None):
+    """The preprocessed unit. Errors raise IoctlError, except those on the unit's own lines in
+    the range tolerate (first, last): their line numbers are returned with the output."""
     lang = _language(cc, flags)
     path = os.path.join(work, "unit.cc" if lang == "c++" else "unit.c")
     with open(path, "w") as f:
         f.write(source)
     rc, out, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-E", mode, path])
+    bad = set()
     if rc != 0:
-        raise IoctlError(f"preprocessing the headers with {cc} fails: {_first_error(err)}")
-    return out
+        for line in err.splitlines():
+            m = _DIAG.match(line)
+            if not m or m.group(3) not in ("error", "fatal error"):
+                continue
+            n = int(m.group(2))
+            if (not tolerate or os.path.realpath(m.group(1)) != os.path.realpath(path)
+                    or not tolerate[0] <= n <= tolerate[1]):
+                raise IoctlError(f"preprocessing the headers with {cc} fails: {line.strip()}")
+            bad.add(n)
+        if not bad:
+            raise IoctlError(f"preprocessing the headers with {cc} fails: {_first_error(err)}")
+    return (out, bad) if tolerate else out
 
 
 def _macro_definitions(text, include_dir):
     """Object-like macros defined (and not #undef'd by the end) in a file under include_dir,
     from `-E -dD` output: {name: (header, line)}. The output keeps line numbers in step with
-    its linemarkers (gcc emits newlines, or a new marker, for the lines it drops)."""
+    its linemarkers (gcc emits newlines, or a new marker, for the lines it drops). Also the
+    headers under include_dir that the unit reads."""
     root = os.path.realpath(include_dir) + os.sep
     defs, where = {}, {}
     cur_file, cur_line = None, 0
@@ -143,7 +158,7 @@ def _macro_definitions(text, include_dir):
             if u:
                 defs.pop(u.group(1), None)
         cur_line += 1
-    return {k: v for k, v in defs.items() if v}
+    return {k: v for k, v in defs.items() if v}, sorted({h for h in where.values() if h})
 
 
 def _balanced(text, start):
@@ -194,21 +209,69 @@ def _request_arg(expansion):
     return True, None  # _IO's 0, or a literal size
 
 
+_ASSIGN = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)\s*(.*?)\s*,?\s*$")
+
+
+def _enumerator_candidates(include_dir, files, macros):
+    """`NAME = EXPR` lines of the headers (enumerators, as 6.12's binder.h writes its requests:
+    `BINDER_WRITE_READ = _IOWR('b', 1, struct binder_write_read),`): {name: (header, line, EXPR)}.
+    Only a proposal: the preprocessor decides which EXPR is a request, the compiler whether NAME
+    is a constant."""
+    found = {}
+    for header in files:
+        try:
+            with open(os.path.join(include_dir, header), errors="replace") as f:
+                lines = f.read().split("\n")
+        except OSError:
+            continue
+        def code(i):
+            return re.sub(r"/\*.*?\*/", " ", lines[i]).split("//")[0].split("/*")[0]
+
+        for i, line in enumerate(lines):
+            if "=" not in line or line.lstrip().startswith("#"):
+                continue
+            m = _ASSIGN.fullmatch(code(i))
+            if not m or m.group(1) in macros or m.group(1) in found:
+                continue
+            expr = m.group(2)
+            if expr.count("(") > expr.count(")"):  # continued on the next lines
+                expr = code(i).split("=", 1)[1].strip()
+                for j in range(i + 1, min(i + 8, len(lines))):
+                    expr += " " + code(j).strip()
+                    if expr.count("(") <= expr.count(")"):
+                        break
+                expr = expr.rstrip().rstrip(",").rstrip()
+            if "(" not in expr or expr.count("(") != expr.count(")") or ";" in expr:
+                continue
+            found[m.group(1)] = (header, i + 1, expr)
+    return found
+
+
 def find_ioctls(cc: str, include_dir: str, headers: list[str], flags: list[str]) -> list[Ioctl]:
     """Every object-like macro defined in a header under include_dir (reached from headers)
-    whose expansion is one _IO/_IOR/_IOW/_IOWR (_IOC) request, in header and line order."""
+    whose expansion is one _IO/_IOR/_IOW/_IOWR (_IOC) request, and every `NAME = EXPR` (an
+    enumerator) in those headers whose EXPR is one, in header and line order. An ioctl that
+    6.12 turned from a macro into an enumerator (binder.h) keeps its name and so its pairing."""
     with tempfile.TemporaryDirectory(prefix="au-ioctls-") as work:
-        defs = _macro_definitions(_preprocess(cc, include_dir, flags, _includes(headers), work, "-dD"),
-                                  include_dir)
+        defs, files = _macro_definitions(
+            _preprocess(cc, include_dir, flags, _includes(headers), work, "-dD"), include_dir)
+        enums = _enumerator_candidates(include_dir, files, defs)
         names = sorted(defs)
+        enum_names = sorted(enums)
         probe = [_includes(headers),
                  "#undef _IOC\n",
                  f"#define _IOC(dir, type, nr, size) {_IOC_MARK}(size)\n",
                  "#undef _IOC_TYPECHECK\n",
                  f"#define _IOC_TYPECHECK(t) {_TYPE_MARK}(t)\n"]
         probe += [f"{_PROBE}{i} {n}\n" for i, n in enumerate(names)]
-        # -P: no linemarkers, so an expansion is not split where its tokens change file.
-        out = _preprocess(cc, include_dir, flags, "".join(probe), work, "-P")
+        probe += [f"{_PROBE}{len(names) + i} {enums[n][2]}\n" for i, n in enumerate(enum_names)]
+        # -P: no linemarkers, so an expansion is not split where its tokens change file. An
+        # enumerator's text that does not preprocess alone (it was not an expression) is no
+        # request; an error elsewhere is.
+        first_enum = sum(p.count("\n") for p in probe) - len(enum_names) + 1
+        out, bad = _preprocess(cc, include_dir, flags, "".join(probe), work, "-P",
+                               tolerate=(first_enum, first_enum + len(enum_names) - 1))
+        bad = {len(names) + n - first_enum for n in bad}
     expansions = {}
     current = None
     for raw in out.split("\n"):
@@ -221,11 +284,18 @@ def find_ioctls(cc: str, include_dir: str, headers: list[str], flags: list[str])
     found = []
     for i, parts in expansions.items():
         is_request, arg = _request_arg(" ".join(parts))
-        if is_request:
+        if not is_request or i in bad:
+            continue
+        if i < len(names):
             header, line = defs[names[i]]
             found.append(Ioctl(names[i], header, line, arg))
-    if len(expansions) != len(names):
-        raise IoctlError(f"preprocessor output lost {len(names) - len(expansions)} of {len(names)} probes")
+        else:
+            name = enum_names[i - len(names)]
+            header, line, _ = enums[name]
+            found.append(Ioctl(name, header, line, arg, "enumerator"))
+    total = len(names) + len(enum_names)
+    if len(expansions) != total:
+        raise IoctlError(f"preprocessor output lost {total - len(expansions)} of {total} probes")
     return sorted(found, key=lambda x: (x.header, x.line, x.name))
 
 
@@ -337,6 +407,38 @@ def read_ioctl_numbers(tool: str, obj: str) -> dict[str, int]:
     return numbers
 
 
+def ioctl_number_changes(tool: str, old_obj: str, new_obj: str) -> dict[str, dict]:
+    """The ioctls whose number differs or that exist on one side only, from the tool's diff of
+    two ioctl units: {name: {"old": number or None, "new": number or None, "severity": ...}}.
+    The diff runs with --strict: request numbers have no evolution idioms, while the tool's
+    sentinel rule would otherwise call a change "safe" when the name has a word like SIZE or
+    COUNT and the number is one past the enumerator before it (KVM_GET_VCPU_MMAP_SIZE follows
+    KVM_CHECK_EXTENSION so: 7 such ioctls in 6.1, 10 in 6.12)."""
+    rc, out, err = _run([tool, "diff", old_obj, new_obj, "--strict", "--format=json",
+                         "--type", f"enum {ENUM_NAME}"])
+    if rc not in (0, 1):
+        raise IoctlError(f"{tool} diff {old_obj} {new_obj}: {err.strip() or f'exit {rc}'}")
+    try:
+        data = json.loads(out)
+        changes = [c for t in data["types"] for c in t.get("changes", [])]
+    except (ValueError, KeyError, TypeError) as e:
+        raise IoctlError(f"{tool} diff {old_obj} {new_obj}: unreadable JSON ({e})") from None
+    result = {}
+    for c in changes:
+        kind = c.get("change")
+        if kind == "enumerator_value":
+            name, old, new = c["enumerator"], c["old"], c["new"]
+        elif kind == "enumerator_removed":
+            name, old, new = c["enumerator"], c.get("old"), None
+        elif kind == "enumerator_added":
+            name, old, new = c["enumerator"], None, c.get("new")
+        else:
+            continue
+        if name.startswith(PREFIX):
+            result[name[len(PREFIX):]] = {"old": old, "new": new, "severity": c.get("severity")}
+    return result
+
+
 def printer_source(ioctls: list[Ioctl], headers: list[str]) -> str:
     """A program (C and C++) that includes the headers and prints `NAME 0x...` per ioctl."""
     body = "".join(f'\tprintf("%s 0x%lx\\n", "{x.name}", (unsigned long){x.name});\n' for x in ioctls)
@@ -386,7 +488,8 @@ def main(argv):
                 print(f"{name} 0x{value:x}")
         else:
             for x in kept:
-                print(f"{x.header}:{x.line}: {x.name} {x.arg_type or '-'}")
+                print(f"{x.header}:{x.line}: {x.name} {x.arg_type or '-'}"
+                      + (" (enumerator)" if x.kind == "enumerator" else ""))
     except IoctlError as e:
         print(f"ioctls: {e}", file=sys.stderr)
         return 2
