@@ -11,7 +11,8 @@ macros, the skipped ones with their reason, the unit of numbers compiled with DW
 Checks:
   - the numbers TOOL reads from DWARF equal those a compiled program prints, each language;
   - the numbers that differ between C and C++ (each kernel) and between 6.1 and 6.12 (C), as TOOL's
-    diff reports them (enumerator_value), equal tests/expected/ioctls-uapi.txt (--update rewrites it).
+    strict diff reports them (enumerator_value, each a break), the skipped macros with their reasons
+    and the counts equal tests/expected/ioctls-uapi.txt (--update rewrites it).
 Prints counts and times. Exit 0 all hold, 1 a check fails, 2 cannot run.
 """
 
@@ -19,10 +20,8 @@ import argparse
 import collections
 import importlib.machinery
 import importlib.util
-import json
 import os
 import re
-import subprocess
 import sys
 import time
 import types
@@ -95,16 +94,6 @@ def unit_headers(uc, kernel, out, jobs):
     return inc, lists
 
 
-def diff_changes(tool, old, new):
-    p = subprocess.run([tool, "diff", old, new, "--format=json", "--type", f"enum {ioctls.ENUM_NAME}"],
-                       capture_output=True, text=True)
-    if p.returncode not in (0, 1):
-        raise ioctls.IoctlError(f"{tool} diff {old} {new}: {p.stderr.strip()}")
-    data = json.loads(p.stdout)
-    return {c["enumerator"][len(ioctls.PREFIX):]: (c["old"], c["new"])
-            for t in data["types"] for c in t.get("changes", []) if c["change"] == "enumerator_value"}
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("tool")
@@ -138,9 +127,13 @@ def main():
                 dwarf = ioctls.read_ioctl_numbers(tool, obj)
                 printed = ioctls.print_ioctl_numbers(cc, inc, headers, flags, kept)
                 units[(kernel, lang)] = {"obj": obj, "kept": {x.name: x for x in kept}, "dwarf": dwarf}
-                say(f"{kernel} {lang}: {len(found)} ioctl macros in {len(headers)} headers, "
+                enums = sum(1 for x in found if x.kind == "enumerator")
+                say(f"{kernel} {lang}: {len(found)} ioctls ({len(found) - enums} macros, {enums} "
+                    f"enumerators) in {len(headers)} headers, "
                     f"{len(skipped)} skipped, {len(kept)} numbered; find {t1 - t0:.2f} s, "
                     f"check {t2 - t1:.2f} s, compile {t3 - t2:.2f} s")
+                report.append(f"count {kernel} {lang}: {len(found)} ioctls, {enums} enumerators, "
+                              f"{len(skipped)} skipped, in {len(headers)} headers")
                 reasons = collections.Counter(re.sub(r"'[^']*'", "'...'", r) for r in skipped.values())
                 for reason, n in reasons.most_common():
                     say(f"    skipped {n:4}: {reason}")
@@ -154,19 +147,28 @@ def main():
         pairs = [(f"{k} c vs cxx", (k, "c"), (k, "cxx")) for k in KERNELS]
         pairs.append(("6.1 vs 6.12 c", ("6.1", "c"), ("6.12", "c")))
         for title, old, new in pairs:
-            changes = diff_changes(tool, units[old]["obj"], units[new]["obj"])
+            found = ioctls.ioctl_number_changes(tool, units[old]["obj"], units[new]["obj"])
+            changes = {k: v for k, v in found.items() if v["old"] is not None and v["new"] is not None}
             # The tool's diff, checked against the numbers read from each side.
-            common = set(units[old]["dwarf"]) & set(units[new]["dwarf"])
-            direct = {n for n in common if units[old]["dwarf"][n] != units[new]["dwarf"][n]}
+            a, b = units[old]["dwarf"], units[new]["dwarf"]
+            common = set(a) & set(b)
+            direct = {n for n in common if a[n] != b[n]}
             if set(changes) != direct:
                 failures.append(f"{title}: diff reports {sorted(set(changes) ^ direct)} differently")
-            only_old = len(set(units[old]["dwarf"]) - common)
-            only_new = len(set(units[new]["dwarf"]) - common)
+            if {k for k, v in found.items() if v["new"] is None} != set(a) - common:
+                failures.append(f"{title}: the removed ioctls differ from the numbers read")
+            weak = sorted(k for k, v in found.items() if v["new"] is not None and v["old"] is not None
+                          and v["severity"] != "break")
+            if weak:
+                failures.append(f"{title}: changed numbers not graded break: {weak}")
             say(f"{title}: {len(changes)} numbers differ ({len(common)} ioctls on both sides, "
-                f"{only_old} only on the first, {only_new} only on the second)")
-            for name, (o, n) in sorted(changes.items()):
+                f"{len(set(a) - common)} only on the first, {len(set(b) - common)} only on the second)")
+            report.append(f"count {title}: {len(changes)} differ, {len(common)} on both sides, "
+                          f"{len(set(a) - common)} only on the first, {len(set(b) - common)} only on the second")
+            for name, v in sorted(changes.items()):
                 x = units[new]["kept"][name]
-                line = f"differ {title}: {name} 0x{o:08x} -> 0x{n:08x} ({x.arg_type}, {x.header})"
+                line = (f"differ {title}: {name} 0x{v['old']:08x} -> 0x{v['new']:08x} "
+                        f"({x.arg_type}, {x.header})")
                 say("    " + line[len("differ " + title) + 2:])
                 report.append(line)
     except (ioctls.IoctlError, uc.Fatal) as e:
