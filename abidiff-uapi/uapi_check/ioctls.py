@@ -10,15 +10,21 @@ the compiler compute them; nothing here evaluates _IOC.
                        _IOC and _IOC_TYPECHECK redefined after the headers to markers, shows which
                        expansions are a request (directly, through wrappers such as DRM_IOWR, or
                        through another request macro) and the type passed as the size argument.
-  check_ioctls         compiles the unit once; each macro whose number does not compile on its
-                       own (its type is kernel-only or incomplete, it needs PAGE_SIZE, ...) is
-                       taken out with the compiler's reason, until the unit compiles.
+                       The headers' `NAME = EXPR` lines are probed the same way, for requests
+                       written as enumerators (6.12's binder.h): Ioctl.kind "enumerator".
+  check_ioctls         compiles the numbers, each in an enum of its own line; each one that does
+                       not compile on its own (its type is kernel-only or incomplete, it needs
+                       PAGE_SIZE, C++ reads `struct agp_info` as a typedef, ...) is taken out with
+                       the compiler's reason, until all compile. Nothing is dropped unreported.
   ioctl_unit_source    the headers, then one named enum whose enumerators are the numbers:
                        enum abidiff_uapi_ioctl { AU_IOCTL__KVM_SET_CPUID = KVM_SET_CPUID, ... };
                        compiled with -g -fno-eliminate-unused-debug-types the numbers are in
                        DWARF, where `abidiff-uapi dump --type 'enum abidiff_uapi_ioctl'` reads
                        them and `abidiff-uapi diff` reports changed ones as enumerator_value.
+  compile_ioctl_unit   writes and compiles that unit with DWARF.
   read_ioctl_numbers   the numbers from the tool's JSON dump of such an object.
+  ioctl_number_changes the changed, removed and added numbers between two such objects, from the
+                       tool's diff with --strict (see there: the sentinel rule must not apply).
   print_ioctl_numbers  the independent instrument: a program that includes the same headers and
                        printf()s each number, compiled and run.
 
@@ -30,6 +36,9 @@ DW_FORM_dataN of the unsigned value (negative values only would be sdata), which
 the number itself: 0xffffffff reads back as 4294967295 in both languages (tests/python checks it).
 A cast to unsigned int would hide a value that does not fit 32 bits; an enum with a fixed
 underlying type (`: unsigned int`) is not C11. So the plain form is the one that works in both.
+
+Flags: pass the units' language flags (-std=gnu11, -std=gnu++17); the compiler's name (or -x)
+picks the language. Diagnostics are read with LC_ALL=C.
 
 Command line (the printer, for a person to compare with):
   python3 abidiff-uapi/uapi_check/ioctls.py --print [--cc gcc] [--flag=-std=gnu11] INCLUDE_DIR HEADER...
