@@ -39,17 +39,17 @@ def expected(version):
         Ioctl("MYDRV_GET_PAGE", "linux/mydrv.h", 37 + d, "struct mydrv_page"),
         Ioctl("MYDRV_READ_PAGE", "linux/mydrv.h", 38 + d, "char[PAGE_SIZE]"),
         Ioctl("MYDRV_ALL_ONES", "linux/mydrv.h", 39 + d, "char[0x3fff]"),
-        Ioctl("MYDRV_SET_RANGE", "linux/mydrv_ext.h", 22, "struct mydrv_range*"),
-        Ioctl("MYDRV_SET_ITEMS", "linux/mydrv_ext.h", 23, "struct mydrv_flex"),
-        Ioctl("MYDRV_VERSION_ALIAS", "linux/mydrv_ext.h", 24, "__u32"),
-        Ioctl("MYDRV_FLUSH", "linux/mydrv_ext.h", 25, None),
-        Ioctl("MYDRV_SYNC", "linux/mydrv_ext.h", 27, None),
-        Ioctl("MYDRV_RAW_BUF", "linux/mydrv_ext.h", 28, "struct mydrv_buf"),
-        Ioctl("MYDRV_RAW_16", "linux/mydrv_ext.h", 29, None),
-        Ioctl("MYDRV_ENUM_GET_INFO", "linux/mydrv_ext.h", 33, "struct mydrv_info", "enumerator"),
-        Ioctl("MYDRV_ENUM_MAP", "linux/mydrv_ext.h", 34, "struct mydrv_buf", "enumerator"),
+        Ioctl("MYDRV_SET_RANGE", "linux/mydrv_ext.h", 23, "struct mydrv_range*"),
+        Ioctl("MYDRV_SET_ITEMS", "linux/mydrv_ext.h", 24, "struct mydrv_flex"),
+        Ioctl("MYDRV_VERSION_ALIAS", "linux/mydrv_ext.h", 25, "__u32"),
+        Ioctl("MYDRV_FLUSH", "linux/mydrv_ext.h", 26, None),
+        Ioctl("MYDRV_SYNC", "linux/mydrv_ext.h", 28, None),
+        Ioctl("MYDRV_RAW_BUF", "linux/mydrv_ext.h", 29, "struct mydrv_buf"),
+        Ioctl("MYDRV_RAW_16", "linux/mydrv_ext.h", 30, None),
+        Ioctl("MYDRV_ENUM_GET_INFO", "linux/mydrv_ext.h", 34, "struct mydrv_info", "enumerator"),
+        Ioctl("MYDRV_ENUM_MAP", "linux/mydrv_ext.h", 35, "struct mydrv_buf", "enumerator"),
         # Proposed by the enumerator scan from an #if 0 block: the compiler rejects it below.
-        Ioctl("MYDRV_NOT_COMPILED", "linux/mydrv_ext.h", 42, "__u32", "enumerator"),
+        Ioctl("MYDRV_NOT_COMPILED", "linux/mydrv_ext.h", 43, "__u32", "enumerator"),
     ]
 
 
@@ -217,3 +217,10 @@ def test_command_line_print(units):
     printed = dict(line.split() for line in p.stdout.splitlines())
     assert {k: int(v, 16) for k, v in printed.items()} == units[("new", "cxx")]["printed"]
     assert sorted(p.stderr.splitlines()) == sorted(f"skipped {k}: {v}" for k, v in SKIPPED["cxx"].items())
+
+
+def test_only_the_include_dirs_macros():
+    """The fixture includes the system's <linux/random.h>; its RNDGETENTCNT is found when
+    /usr/include is the include dir, so only the directory filter keeps it out above."""
+    found = {x.name: x for x in ioctls.find_ioctls("gcc", "/usr/include", ["linux/random.h"], ["-std=gnu11"])}
+    assert found["RNDGETENTCNT"].header == "linux/random.h" and found["RNDGETENTCNT"].arg_type == "int"
