@@ -1,0 +1,511 @@
+"""ioctl request numbers of installed UAPI headers, computed by the compiler.
+
+An ioctl request number encodes its argument's size (_IOC's size field), so a struct that grows
+changes every request that passes it, and a struct whose size differs between C and C++ gives a
+C++ program other numbers than the kernel expects. This module finds the request macros and has
+the compiler compute them; nothing here evaluates _IOC.
+
+  find_ioctls          the preprocessor lists every object-like macro defined in a header under
+                       the include dir (-dD: name, file, line); a second preprocessing pass, with
+                       _IOC and _IOC_TYPECHECK redefined after the headers to markers, shows which
+                       expansions are a request (directly, through wrappers such as DRM_IOWR, or
+                       through another request macro) and the type passed as the size argument.
+                       The headers' `NAME = EXPR` lines are probed the same way, for requests
+                       written as enumerators (6.12's binder.h): Ioctl.kind "enumerator".
+  check_ioctls         compiles the numbers, each in an enum of its own line; each one that does
+                       not compile on its own (its type is kernel-only or incomplete, it needs
+                       PAGE_SIZE, C++ reads `struct agp_info` as a typedef, ...) is taken out with
+                       the compiler's reason, until all compile. Nothing is dropped unreported.
+  ioctl_unit_source    the headers, then one named enum whose enumerators are the numbers:
+                       enum abidiff_uapi_ioctl { AU_IOCTL__KVM_SET_CPUID = KVM_SET_CPUID, ... };
+                       compiled with -g -fno-eliminate-unused-debug-types the numbers are in
+                       DWARF, where `abidiff-uapi dump --type 'enum abidiff_uapi_ioctl'` reads
+                       them and `abidiff-uapi diff` reports changed ones as enumerator_value.
+  compile_ioctl_unit   writes and compiles that unit with DWARF.
+  read_ioctl_numbers   the numbers from the tool's JSON dump of such an object.
+  ioctl_number_changes the changed, removed and added numbers between two such objects, from the
+                       tool's diff with --strict (see there: the sentinel rule must not apply).
+  print_ioctl_numbers  the independent instrument: a program that includes the same headers and
+                       printf()s each number, compiled and run.
+
+Encoding. The enumerators are the macros themselves, `= NAME`, with no cast. Request numbers are
+unsigned 32-bit values (0xc0000000 and above for _IOWR); gcc -std=gnu11 accepts enumerators above
+INT_MAX (an extension: only -pedantic warns) and gives the enum type unsigned int, g++
+-std=gnu++17 picks an underlying type that holds them (C++ rules). gcc then writes each value as
+DW_FORM_dataN of the unsigned value (negative values only would be sdata), which the tool reads as
+the number itself: 0xffffffff reads back as 4294967295 in both languages (tests/python checks it).
+A cast to unsigned int would hide a value that does not fit 32 bits; an enum with a fixed
+underlying type (`: unsigned int`) is not C11. So the plain form is the one that works in both.
+
+Flags: pass the units' language flags (-std=gnu11, -std=gnu++17); the compiler's name (or -x)
+picks the language. Diagnostics are read with LC_ALL=C.
+
+Command line (the printer, for a person to compare with):
+  python3 abidiff-uapi/uapi_check/ioctls.py --print [--cc gcc] [--flag=-std=gnu11] INCLUDE_DIR HEADER...
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+
+ENUM_NAME = "abidiff_uapi_ioctl"
+PREFIX = "AU_IOCTL__"
+_IOC_MARK = "__abidiff_uapi_ioc__"
+_TYPE_MARK = "__abidiff_uapi_type__"
+_PROBE = "__abidiff_uapi_probe__"
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LINEMARKER = re.compile(r'# (\d+) "((?:[^"\\]|\\.)*)"')
+_DEFINE = re.compile(r"#define ([A-Za-z_][A-Za-z0-9_]*)(\(?)")
+_UNDEF = re.compile(r"#undef ([A-Za-z_][A-Za-z0-9_]*)")
+_DIAG = re.compile(r"(.+?):(\d+)(?::\d+)?: (fatal error|error|warning|note): (.*)")
+
+
+@dataclass(frozen=True)
+class Ioctl:
+    name: str             # "KVM_SET_CPUID"
+    header: str           # "linux/kvm.h", relative to the include dir
+    line: int
+    arg_type: str | None  # "struct kvm_cpuid" as the macro spells its third argument; None for _IO
+    kind: str = "macro"   # "enumerator": an enum constant whose value is a request (6.12's binder.h)
+
+
+class IoctlError(Exception):
+    """The headers cannot be preprocessed or the unit cannot be made to compile."""
+
+
+def _language(cc, flags):
+    """'c' or 'c++': an explicit -x in flags, else the compiler's name (g++, clang++, c++)."""
+    for i, f in enumerate(flags):
+        if f == "-x" and i + 1 < len(flags):
+            return flags[i + 1]
+        if f.startswith("-x") and len(f) > 2:
+            return f[2:]
+    return "c++" if "++" in os.path.basename(cc) else "c"
+
+
+def _run(cmd, cwd=None):
+    try:
+        # LC_ALL=C: diagnostics (the skip reasons) in plain ASCII quotes, whatever the locale.
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, errors="replace",
+                           env={**os.environ, "LC_ALL": "C"})
+    except OSError as e:
+        raise IoctlError(f"{cmd[0]}: {e.strerror}") from None
+    return p.returncode, p.stdout, p.stderr
+
+
+def _first_error(stderr):
+    for line in stderr.splitlines():
+        if " error: " in line:
+            return line.strip()
+    lines = stderr.strip().splitlines()
+    return lines[-1] if lines else "failed"
+
+
+def _includes(headers):
+    return "".join(f"#include <{h}>\n" for h in headers)
+
+
+def _preprocess(cc, include_dir, flags, source, work, mode, tolerate=None):
+    """The preprocessed unit. Errors raise IoctlError, except those on the unit's own lines in
+    the range tolerate (first, last): their line numbers are returned with the output."""
+    lang = _language(cc, flags)
+    path = os.path.join(work, "unit.cc" if lang == "c++" else "unit.c")
+    with open(path, "w") as f:
+        f.write(source)
+    rc, out, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-E", mode, path])
+    bad = set()
+    if rc != 0:
+        for line in err.splitlines():
+            m = _DIAG.match(line)
+            if not m or m.group(3) not in ("error", "fatal error"):
+                continue
+            n = int(m.group(2))
+            if (not tolerate or os.path.realpath(m.group(1)) != os.path.realpath(path)
+                    or not tolerate[0] <= n <= tolerate[1]):
+                raise IoctlError(f"preprocessing the headers with {cc} fails: {line.strip()}")
+            bad.add(n)
+        if not bad:
+            raise IoctlError(f"preprocessing the headers with {cc} fails: {_first_error(err)}")
+    return (out, bad) if tolerate else out
+
+
+def _macro_definitions(text, include_dir):
+    """Object-like macros defined (and not #undef'd by the end) in a file under include_dir,
+    from `-E -dD` output: {name: (header, line)}. The output keeps line numbers in step with
+    its linemarkers (gcc emits newlines, or a new marker, for the lines it drops). Also the
+    headers under include_dir that the unit reads."""
+    root = os.path.realpath(include_dir) + os.sep
+    defs, where = {}, {}
+    cur_file, cur_line = None, 0
+    for raw in text.split("\n"):
+        m = _LINEMARKER.match(raw)
+        if m:
+            cur_file, cur_line = m.group(2), int(m.group(1))
+            continue
+        if raw.startswith("#define "):
+            d = _DEFINE.match(raw)
+            if d and not d.group(2) and cur_file:
+                name = d.group(1)
+                if name not in defs:
+                    if cur_file not in where:
+                        real = os.path.realpath(re.sub(r"\\(.)", r"\1", cur_file))
+                        where[cur_file] = real[len(root):] if real.startswith(root) else None
+                    if where[cur_file]:
+                        defs[name] = (where[cur_file], cur_line)
+                    else:
+                        defs[name] = None  # defined outside the include dir (libc, compiler)
+            elif d and d.group(2):
+                defs.pop(d.group(1), None)  # redefined as a function-like macro
+        elif raw.startswith("#undef "):
+            u = _UNDEF.match(raw)
+            if u:
+                defs.pop(u.group(1), None)
+        cur_line += 1
+    return {k: v for k, v in defs.items() if v}, sorted({h for h in where.values() if h})
+
+
+def _balanced(text, start):
+    """The text inside the parentheses that open at text[start]; None if unbalanced."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return text[start + 1:i]
+    return None
+
+
+def _strip_parens(text):
+    text = text.strip()
+    while text.startswith("(") and _balanced(text, 0) == text[1:-1]:
+        text = text[1:-1].strip()
+    return text
+
+
+def _normalize(text):
+    return " ".join(text.split())
+
+
+def _request_arg(expansion):
+    """For an expansion that is one _IOC request (outer parentheses aside): (True, the type of
+    its size argument or None). (False, None) for anything else, such as an expression that
+    only uses a request (`FOO & 0xff`) or _IOC_NR(...)."""
+    body = _strip_parens(expansion)
+    if not body.startswith(_IOC_MARK) or body.count(_IOC_MARK) != 1:
+        return False, None
+    rest = body[len(_IOC_MARK):].lstrip()
+    if not rest.startswith("("):
+        return False, None
+    size = _balanced(rest, 0)
+    if size is None or rest[len(size) + 2:].strip():
+        return False, None
+    i = size.find(_TYPE_MARK)
+    if i >= 0:
+        j = size.index("(", i)
+        t = _balanced(size, j)
+        return True, _normalize(t) if t is not None else None
+    m = re.fullmatch(r"\s*sizeof\s*(\(.*\))\s*", _strip_parens(size))
+    if m:
+        return True, _normalize(_strip_parens(m.group(1)))
+    return True, None  # _IO's 0, or a literal size
+
+
+_ASSIGN = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)\s*(.*?)\s*,?\s*$")
+
+
+def _enumerator_candidates(include_dir, files, macros):
+    """`NAME = EXPR` lines of the headers (enumerators, as 6.12's binder.h writes its requests:
+    `BINDER_WRITE_READ = _IOWR('b', 1, struct binder_write_read),`): {name: (header, line, EXPR)}.
+    Only a proposal: the preprocessor decides which EXPR is a request, the compiler whether NAME
+    is a constant."""
+    found = {}
+    for header in files:
+        try:
+            with open(os.path.join(include_dir, header), errors="replace") as f:
+                lines = f.read().split("\n")
+        except OSError:
+            continue
+        def code(i):
+            return re.sub(r"/\*.*?\*/", " ", lines[i]).split("//")[0].split("/*")[0]
+
+        for i, line in enumerate(lines):
+            if "=" not in line or line.lstrip().startswith("#"):
+                continue
+            m = _ASSIGN.fullmatch(code(i))
+            if not m or m.group(1) in macros or m.group(1) in found:
+                continue
+            expr = m.group(2)
+            if expr.count("(") > expr.count(")"):  # continued on the next lines
+                expr = code(i).split("=", 1)[1].strip()
+                for j in range(i + 1, min(i + 8, len(lines))):
+                    expr += " " + code(j).strip()
+                    if expr.count("(") <= expr.count(")"):
+                        break
+                expr = expr.rstrip().rstrip(",").rstrip()
+            if "(" not in expr or expr.count("(") != expr.count(")") or ";" in expr:
+                continue
+            found[m.group(1)] = (header, i + 1, expr)
+    return found
+
+
+def find_ioctls(cc: str, include_dir: str, headers: list[str], flags: list[str]) -> list[Ioctl]:
+    """Every object-like macro defined in a header under include_dir (reached from headers)
+    whose expansion is one _IO/_IOR/_IOW/_IOWR (_IOC) request, and every `NAME = EXPR` (an
+    enumerator) in those headers whose EXPR is one, in header and line order. An ioctl that
+    6.12 turned from a macro into an enumerator (binder.h) keeps its name and so its pairing."""
+    with tempfile.TemporaryDirectory(prefix="au-ioctls-") as work:
+        defs, files = _macro_definitions(
+            _preprocess(cc, include_dir, flags, _includes(headers), work, "-dD"), include_dir)
+        enums = _enumerator_candidates(include_dir, files, defs)
+        names = sorted(defs)
+        enum_names = sorted(enums)
+        probe = [_includes(headers),
+                 "#undef _IOC\n",
+                 f"#define _IOC(dir, type, nr, size) {_IOC_MARK}(size)\n",
+                 "#undef _IOC_TYPECHECK\n",
+                 f"#define _IOC_TYPECHECK(t) {_TYPE_MARK}(t)\n"]
+        probe += [f"{_PROBE}{i} {n}\n" for i, n in enumerate(names)]
+        probe += [f"{_PROBE}{len(names) + i} {enums[n][2]}\n" for i, n in enumerate(enum_names)]
+        # -P: no linemarkers, so an expansion is not split where its tokens change file. An
+        # enumerator's text that does not preprocess alone (it was not an expression) is no
+        # request; an error elsewhere is.
+        first_enum = sum(p.count("\n") for p in probe) - len(enum_names) + 1
+        out, bad = _preprocess(cc, include_dir, flags, "".join(probe), work, "-P",
+                               tolerate=(first_enum, first_enum + len(enum_names) - 1))
+        bad = {len(names) + n - first_enum for n in bad}
+    expansions = {}
+    current = None
+    for raw in out.split("\n"):
+        if raw.startswith(_PROBE):
+            num, _, text = raw[len(_PROBE):].partition(" ")
+            current = int(num)
+            expansions[current] = [text]
+        elif current is not None and not raw.startswith("#"):
+            expansions[current].append(raw)
+    found = []
+    for i, parts in expansions.items():
+        is_request, arg = _request_arg(" ".join(parts))
+        if not is_request or i in bad:
+            continue
+        if i < len(names):
+            header, line = defs[names[i]]
+            found.append(Ioctl(names[i], header, line, arg))
+        else:
+            name = enum_names[i - len(names)]
+            header, line, _ = enums[name]
+            found.append(Ioctl(name, header, line, arg, "enumerator"))
+    total = len(names) + len(enum_names)
+    if len(expansions) != total:
+        raise IoctlError(f"preprocessor output lost {total - len(expansions)} of {total} probes")
+    return sorted(found, key=lambda x: (x.header, x.line, x.name))
+
+
+def ioctl_unit_source(ioctls: list[Ioctl], headers: list[str]) -> str:
+    """A C and C++ unit: the headers, then one enumerator per request, one per line (so that a
+    diagnostic's line names its ioctl). No ioctls: no enum (an empty enum is not valid C)."""
+    lines = [_includes(headers)]
+    if ioctls:  # the first enumerator is on line len(headers) + 4
+        lines.append(f"\n/* ioctl request numbers, computed by the compiler (abidiff-uapi) */\n"
+                     f"enum {ENUM_NAME} {{\n")
+        lines += [f"\t{PREFIX}{x.name} = {x.name},\n" for x in ioctls]
+        lines.append("};\n")
+    return "".join(lines)
+
+
+def _check_source(ioctls, headers):
+    """The syntax check's unit: one anonymous enum per line, so that a parse error in one
+    number (`sizeof(struct agp_info)` where C++ sees a typedef) ends at its own line's `};`
+    rather than running on to the end of one big enum."""
+    return _includes(headers) + "".join(f"enum {{ {PREFIX}{x.name} = {x.name} }};\n" for x in ioctls)
+
+
+def _failing_lines(cc, include_dir, headers, flags, ioctls, path):
+    """{index in ioctls: first error} of the check unit; IoctlError on an error elsewhere."""
+    lang = _language(cc, flags)
+    with open(path, "w") as f:
+        f.write(_check_source(ioctls, headers))
+    # Without macro-expansion tracking an error is placed at its expansion point: the
+    # enumerator's own line.
+    rc, _, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-fsyntax-only",
+                       "-fdiagnostics-plain-output", "-ftrack-macro-expansion=0",
+                       "-fmax-errors=0", "-w", path])
+    if rc == 0:
+        return {}
+    first = len(headers) + 1
+    bad = {}
+    for line in err.splitlines():
+        m = _DIAG.match(line)
+        if not m or m.group(3) not in ("error", "fatal error"):
+            continue
+        idx = int(m.group(2)) - first
+        if os.path.realpath(m.group(1)) != os.path.realpath(path) or not 0 <= idx < len(ioctls):
+            raise IoctlError(f"the ioctl unit does not compile outside its enumerators: {line}")
+        bad.setdefault(idx, m.group(4).strip())
+    if not bad:
+        raise IoctlError(f"the ioctl unit does not compile: {_first_error(err)}")
+    return bad
+
+
+def check_ioctls(cc: str, include_dir: str, headers: list[str], flags: list[str],
+                 ioctls: list[Ioctl], max_rounds: int = 10) -> tuple[list[Ioctl], dict[str, str]]:
+    """Compile the numbers (syntax only) and take out each ioctl whose number does not compile,
+    with the compiler's first error as its reason; repeat until all compile. An ioctl is only
+    taken out when its number also fails in a unit of the failing ones alone, so that an error
+    that spills over from another line never costs an ioctl. Returns the ioctls kept and
+    {name: reason} of those skipped. An error outside the numbers (the headers do not compile
+    together) raises IoctlError."""
+    lang = _language(cc, flags)
+    kept, skipped = list(ioctls), {}
+    with tempfile.TemporaryDirectory(prefix="au-ioctls-") as work:
+        path = os.path.join(work, "check.cc" if lang == "c++" else "check.c")
+        for _ in range(max_rounds):
+            bad = _failing_lines(cc, include_dir, headers, flags, kept, path)
+            if not bad:
+                return kept, skipped
+            suspects = [kept[i] for i in sorted(bad)]
+            confirmed = _failing_lines(cc, include_dir, headers, flags, suspects, path)
+            if not confirmed:
+                raise IoctlError("the ioctl unit fails, but none of its failing numbers fails alone: "
+                                 + "; ".join(f"{kept[i].name}: {r}" for i, r in sorted(bad.items())))
+            out = {suspects[i].name: r for i, r in confirmed.items()}
+            skipped.update(out)
+            kept = [x for x in kept if x.name not in out]
+    raise IoctlError(f"the ioctl numbers still fail after {max_rounds} rounds")
+
+
+DEBUG_FLAGS = ["-g", "-fno-eliminate-unused-debug-types"]
+
+
+def compile_ioctl_unit(cc: str, include_dir: str, headers: list[str], flags: list[str],
+                       ioctls: list[Ioctl], obj: str) -> None:
+    """Compile ioctl_unit_source() to obj with DWARF (the source is written next to obj)."""
+    lang = _language(cc, flags)
+    src = os.path.splitext(obj)[0] + (".cc" if lang == "c++" else ".c")
+    with open(src, "w") as f:
+        f.write(ioctl_unit_source(ioctls, headers))
+    rc, _, err = _run([cc, *flags, *DEBUG_FLAGS, "-I", include_dir, "-x", lang, "-w",
+                       "-fdiagnostics-plain-output", "-c", src, "-o", obj])
+    if rc != 0:
+        raise IoctlError(f"{src}: does not compile: {_first_error(err)}")
+
+
+def read_ioctl_numbers(tool: str, obj: str) -> dict[str, int]:
+    """{ioctl name: number} from `tool dump obj --format=json --type 'enum abidiff_uapi_ioctl'`."""
+    rc, out, err = _run([tool, "dump", obj, "--format=json", "--type", f"enum {ENUM_NAME}"])
+    if rc != 0:
+        raise IoctlError(f"{tool} dump {obj}: {err.strip() or f'exit {rc}'}")
+    try:
+        types = json.loads(out)["types"]
+    except (ValueError, KeyError, TypeError) as e:
+        raise IoctlError(f"{tool} dump {obj}: unreadable JSON ({e})") from None
+    numbers = {}
+    for t in types:
+        if t.get("name") != f"enum {ENUM_NAME}":
+            continue
+        for e in t.get("enumerators", []):
+            if e["name"].startswith(PREFIX):
+                numbers[e["name"][len(PREFIX):]] = e["value"]
+    return numbers
+
+
+def ioctl_number_changes(tool: str, old_obj: str, new_obj: str) -> dict[str, dict]:
+    """The ioctls whose number differs or that exist on one side only, from the tool's diff of
+    two ioctl units: {name: {"old": number or None, "new": number or None, "severity": ...}}.
+    The diff runs with --strict: request numbers have no evolution idioms, while the tool's
+    sentinel rule would otherwise call a change "safe" when the name has a word like SIZE or
+    COUNT and the number is one past the enumerator before it (KVM_GET_VCPU_MMAP_SIZE follows
+    KVM_CHECK_EXTENSION so: 7 such ioctls in 6.1, 10 in 6.12)."""
+    rc, out, err = _run([tool, "diff", old_obj, new_obj, "--strict", "--format=json",
+                         "--type", f"enum {ENUM_NAME}"])
+    if rc not in (0, 1):
+        raise IoctlError(f"{tool} diff {old_obj} {new_obj}: {err.strip() or f'exit {rc}'}")
+    try:
+        data = json.loads(out)
+        changes = [c for t in data["types"] for c in t.get("changes", [])]
+    except (ValueError, KeyError, TypeError) as e:
+        raise IoctlError(f"{tool} diff {old_obj} {new_obj}: unreadable JSON ({e})") from None
+    result = {}
+    for c in changes:
+        kind = c.get("change")
+        if kind == "enumerator_value":
+            name, old, new = c["enumerator"], c["old"], c["new"]
+        elif kind == "enumerator_removed":
+            name, old, new = c["enumerator"], c.get("old"), None
+        elif kind == "enumerator_added":
+            name, old, new = c["enumerator"], None, c.get("new")
+        else:
+            continue
+        if name.startswith(PREFIX):
+            result[name[len(PREFIX):]] = {"old": old, "new": new, "severity": c.get("severity")}
+    return result
+
+
+def printer_source(ioctls: list[Ioctl], headers: list[str]) -> str:
+    """A program (C and C++) that includes the headers and prints `NAME 0x...` per ioctl."""
+    body = "".join(f'\tprintf("%s 0x%lx\\n", "{x.name}", (unsigned long){x.name});\n' for x in ioctls)
+    return ("#include <stdio.h>\n" + _includes(headers)
+            + "\nint main(void)\n{\n" + body + "\treturn 0;\n}\n")
+
+
+def print_ioctl_numbers(cc: str, include_dir: str, headers: list[str], flags: list[str],
+                        ioctls: list[Ioctl]) -> dict[str, int]:
+    """Build and run the printer: {name: number} as the compiled program prints them."""
+    lang = _language(cc, flags)
+    with tempfile.TemporaryDirectory(prefix="au-ioctls-") as work:
+        src = os.path.join(work, "print.cc" if lang == "c++" else "print.c")
+        exe = os.path.join(work, "print")
+        with open(src, "w") as f:
+            f.write(printer_source(ioctls, headers))
+        rc, _, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-w", src, "-o", exe])
+        if rc != 0:
+            raise IoctlError(f"the ioctl printer does not compile: {_first_error(err)}")
+        rc, out, err = _run([exe])
+        if rc != 0:
+            raise IoctlError(f"the ioctl printer exits {rc}: {err.strip()}")
+    numbers = {}
+    for line in out.splitlines():
+        name, value = line.split()
+        numbers[name] = int(value, 16)
+    return numbers
+
+
+def main(argv):
+    import argparse
+    p = argparse.ArgumentParser(description="List the ioctl request macros of UAPI headers and "
+                                "print their numbers as a compiled program computes them.")
+    p.add_argument("--print", action="store_true", dest="print_",
+                   help="print NAME 0xNUMBER per ioctl (the compiled printer), then the skipped ones")
+    p.add_argument("--cc", default=os.environ.get("CC", "gcc"))
+    p.add_argument("--flag", action="append", default=[], help="a compiler flag (repeatable)")
+    p.add_argument("include_dir")
+    p.add_argument("headers", nargs="+")
+    a = p.parse_args(argv)
+    flags = a.flag or (["-std=gnu++17"] if _language(a.cc, []) == "c++" else ["-std=gnu11"])
+    try:
+        found = find_ioctls(a.cc, a.include_dir, a.headers, flags)
+        kept, skipped = check_ioctls(a.cc, a.include_dir, a.headers, flags, found)
+        if a.print_:
+            for name, value in print_ioctl_numbers(a.cc, a.include_dir, a.headers, flags, kept).items():
+                print(f"{name} 0x{value:x}")
+        else:
+            for x in kept:
+                print(f"{x.header}:{x.line}: {x.name} {x.arg_type or '-'}"
+                      + (" (enumerator)" if x.kind == "enumerator" else ""))
+    except IoctlError as e:
+        print(f"ioctls: {e}", file=sys.stderr)
+        return 2
+    for name, reason in sorted(skipped.items()):
+        print(f"skipped {name}: {reason}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

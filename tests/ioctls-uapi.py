@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""ioctls-uapi: the ioctl request numbers of Debian's 6.1 and 6.12 UAPI headers, as C and C++.
+
+  tests/ioctls-uapi.py TOOL [--out DIR] [--jobs N] [--update]
+
+For each kernel: `make headers_install` of the pristine tree (scripts/kernel-tree, cached as the
+driver caches it), the headers of the driver's all-headers unit (the tested and no-header-test
+headers that compile alone, minus those that collide in one unit: abidiff-uapi/uapi-check's own
+select_headers, compile_alone and build_unit), then abidiff-uapi/uapi_check/ioctls.py: the request
+macros, the skipped ones with their reason, the unit of numbers compiled with DWARF, as C and C++.
+Checks:
+  - the numbers TOOL reads from DWARF equal those a compiled program prints, each language;
+  - the numbers that differ between C and C++ (each kernel) and between 6.1 and 6.12 (C), as TOOL's
+    strict diff reports them (enumerator_value, each a break), the skipped macros with their reasons
+    and the counts equal tests/expected/ioctls-uapi.txt (--update rewrites it).
+Prints counts and times. Exit 0 all hold, 1 a check fails, 2 cannot run.
+"""
+
+import argparse
+import collections
+import importlib.machinery
+import importlib.util
+import os
+import re
+import sys
+import time
+import types
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXPECTED = os.path.join(ROOT, "tests", "expected", "ioctls-uapi.txt")
+sys.path.insert(0, os.path.join(ROOT, "abidiff-uapi"))
+from uapi_check import ioctls  # noqa: E402
+
+KERNELS = ("6.1", "6.12")
+LANGS = {"c": ("gcc", ["-std=gnu11"]), "cxx": ("g++", ["-std=gnu++17"])}
+
+
+def load_driver():
+    """The driver's own header selection (one rule in one place): the uapi_check package's
+    modules when the driver is a package, else the single-file abidiff-uapi/uapi-check."""
+    try:
+        from uapi_check import headers, trees, units, util
+    except ImportError:
+        path = os.path.join(ROOT, "abidiff-uapi", "uapi-check")
+        loader = importlib.machinery.SourceFileLoader("uapi_check_driver", path)
+        spec = importlib.util.spec_from_loader(loader.name, loader)
+        uc = importlib.util.module_from_spec(spec)
+        loader.exec_module(uc)
+        return types.SimpleNamespace(
+            resolve_tree=uc.resolve_tree, headers_install=uc.headers_install, tree_key=uc.tree_key,
+            select_headers=lambda inc, makefile: uc.select_headers(inc, makefile)[:2],
+            compile_alone=uc.compile_alone, parallel=uc.parallel, Fatal=uc.Fatal,
+            build_unit=lambda *a: uc.build_unit(*a)[1:])
+    def build_unit(*a):
+        u = units.build_unit(*a)
+        return u.included, u.collisions
+    return types.SimpleNamespace(
+        resolve_tree=trees.resolve_tree, headers_install=trees.headers_install, tree_key=trees.tree_key,
+        select_headers=lambda inc, makefile: headers.select_headers(inc, headers.no_header_test(makefile)),
+        compile_alone=headers.compile_alone, parallel=util.parallel, Fatal=util.Fatal,
+        build_unit=build_unit)
+
+
+def say(text):
+    print(text, flush=True)
+
+
+def unit_headers(uc, kernel, out, jobs):
+    """The installed include dir and, per language, the header list of the driver's unit."""
+    tree = uc.resolve_tree(kernel)
+    t0 = time.time()
+    inc, cached = uc.headers_install(tree, uc.tree_key(tree), jobs, out)
+    say(f"{kernel}: headers_install {tree}" + (" (cached)" if cached else f" ({time.time() - t0:.1f} s)"))
+    tested, skipped = uc.select_headers(inc, os.path.join(tree, "usr", "include", "Makefile"))
+    extra = [h for h, why in skipped.items() if why == "no-header-test"]
+    dummy = os.path.join(tree, "usr", "dummy-include")
+    tasks = [(lang, h, h in extra) for lang in LANGS for h in sorted(tested + extra)]
+    t0 = time.time()
+    results = uc.parallel(jobs, lambda t: uc.compile_alone(LANGS[t[0]][0], t[0], inc, dummy, t[1], t[2]),
+                          tasks)
+    say(f"{kernel}: {len(tested)} tested + {len(extra)} no-header-test headers compiled alone, "
+        f"C and C++ ({time.time() - t0:.1f} s)")
+    lists = {}
+    for lang, (cc, _) in LANGS.items():
+        alone = [h for (lg, h, _), err in zip(tasks, results) if lg == lang and not err]
+        work = os.path.join(out, "units", kernel)
+        os.makedirs(os.path.join(work, "work"), exist_ok=True)
+        os.makedirs(os.path.join(work, "obj"), exist_ok=True)
+        t0 = time.time()
+        included, collisions = uc.build_unit(cc, lang, lang, alone, inc, work)
+        lists[lang] = included
+        say(f"{kernel} {lang}: {len(alone)} compile alone, {len(included)} in the unit, "
+            f"{len(collisions)} left out for collisions ({time.time() - t0:.1f} s)")
+    return inc, lists
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("tool")
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "ioctls-uapi"))
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--update", action="store_true", help="rewrite the expected file")
+    a = ap.parse_args()
+    tool = os.path.abspath(a.tool)
+    if not os.access(tool, os.X_OK):
+        print(f"ioctls-uapi: {a.tool}: not an executable tool", file=sys.stderr)
+        return 2
+    out = os.path.abspath(a.out)
+    os.makedirs(out, exist_ok=True)
+    uc = load_driver()
+    failures = []
+    units = {}
+    report = []
+    try:
+        for kernel in KERNELS:
+            inc, lists = unit_headers(uc, kernel, out, a.jobs)
+            for lang, (cc, flags) in LANGS.items():
+                headers = lists[lang]
+                t0 = time.time()
+                found = ioctls.find_ioctls(cc, inc, headers, flags)
+                t1 = time.time()
+                kept, skipped = ioctls.check_ioctls(cc, inc, headers, flags, found)
+                t2 = time.time()
+                obj = os.path.join(out, f"ioctls-{kernel}-{lang}.o")
+                ioctls.compile_ioctl_unit(cc, inc, headers, flags, kept, obj)
+                t3 = time.time()
+                dwarf = ioctls.read_ioctl_numbers(tool, obj)
+                printed = ioctls.print_ioctl_numbers(cc, inc, headers, flags, kept)
+                units[(kernel, lang)] = {"obj": obj, "kept": {x.name: x for x in kept}, "dwarf": dwarf}
+                enums = sum(1 for x in found if x.kind == "enumerator")
+                say(f"{kernel} {lang}: {len(found)} ioctls ({len(found) - enums} macros, {enums} "
+                    f"enumerators) in {len(headers)} headers, "
+                    f"{len(skipped)} skipped, {len(kept)} numbered; find {t1 - t0:.2f} s, "
+                    f"check {t2 - t1:.2f} s, compile {t3 - t2:.2f} s")
+                report.append(f"count {kernel} {lang}: {len(found)} ioctls, {enums} enumerators, "
+                              f"{len(skipped)} skipped, in {len(headers)} headers")
+                reasons = collections.Counter(re.sub(r"'[^']*'", "'...'", r) for r in skipped.values())
+                for reason, n in reasons.most_common():
+                    say(f"    skipped {n:4}: {reason}")
+                for name, reason in sorted(skipped.items()):
+                    report.append(f"skipped {kernel} {lang} {name}: {reason}")
+                if dwarf != printed:
+                    bad = sorted(k for k in set(dwarf) | set(printed) if dwarf.get(k) != printed.get(k))
+                    failures.append(f"{kernel} {lang}: DWARF and printer differ on {len(bad)}: {bad[:10]}")
+                else:
+                    say(f"    DWARF numbers equal the printer's ({len(dwarf)})")
+        pairs = [(f"{k} c vs cxx", (k, "c"), (k, "cxx")) for k in KERNELS]
+        pairs.append(("6.1 vs 6.12 c", ("6.1", "c"), ("6.12", "c")))
+        for title, old, new in pairs:
+            found = ioctls.ioctl_number_changes(tool, units[old]["obj"], units[new]["obj"])
+            changes = {k: v for k, v in found.items() if v["old"] is not None and v["new"] is not None}
+            # The tool's diff, checked against the numbers read from each side.
+            a, b = units[old]["dwarf"], units[new]["dwarf"]
+            common = set(a) & set(b)
+            direct = {n for n in common if a[n] != b[n]}
+            if set(changes) != direct:
+                failures.append(f"{title}: diff reports {sorted(set(changes) ^ direct)} differently")
+            if {k for k, v in found.items() if v["new"] is None} != set(a) - common:
+                failures.append(f"{title}: the removed ioctls differ from the numbers read")
+            weak = sorted(k for k, v in found.items() if v["new"] is not None and v["old"] is not None
+                          and v["severity"] != "break")
+            if weak:
+                failures.append(f"{title}: changed numbers not graded break: {weak}")
+            say(f"{title}: {len(changes)} numbers differ ({len(common)} ioctls on both sides, "
+                f"{len(set(a) - common)} only on the first, {len(set(b) - common)} only on the second)")
+            report.append(f"count {title}: {len(changes)} differ, {len(common)} on both sides, "
+                          f"{len(set(a) - common)} only on the first, {len(set(b) - common)} only on the second")
+            for name, v in sorted(changes.items()):
+                x = units[new]["kept"][name]
+                line = (f"differ {title}: {name} 0x{v['old']:08x} -> 0x{v['new']:08x} "
+                        f"({x.arg_type}, {x.header})")
+                say("    " + line[len("differ " + title) + 2:])
+                report.append(line)
+    except (ioctls.IoctlError, uc.Fatal) as e:
+        print(f"ioctls-uapi: {e}", file=sys.stderr)
+        return 2
+    text = "".join(line + "\n" for line in report)
+    if a.update:
+        os.makedirs(os.path.dirname(EXPECTED), exist_ok=True)
+        with open(EXPECTED + ".tmp", "w") as f:
+            f.write(text)
+        os.rename(EXPECTED + ".tmp", EXPECTED)
+        say(f"wrote {os.path.relpath(EXPECTED, ROOT)}")
+    else:
+        try:
+            with open(EXPECTED) as f:
+                want = f.read()
+        except OSError as e:
+            print(f"ioctls-uapi: {EXPECTED}: {e.strerror}", file=sys.stderr)
+            return 2
+        if want != text:
+            w, g = set(want.splitlines()), set(text.splitlines())
+            for line in sorted(w - g):
+                failures.append(f"expected, not found: {line}")
+            for line in sorted(g - w):
+                failures.append(f"found, not expected: {line}")
+    for f in failures:
+        print(f"FAIL: {f}")
+    say("ioctls-uapi: " + ("FAIL" if failures else "all checks hold"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
