@@ -17,6 +17,8 @@ Steps (one module each):
                   of each comparison where it is not in both main units.
   4. matrix.py:   abidiff-uapi over the matrix (the four unit pairs, then NAME+HEADER for each
                   left-out header alone); judge.py says what its findings mean for each check.
+  4b. requests.py: ioctl request numbers of every unit, computed by the compiler (ioctls.py),
+                  compared per base comparison; a number that differs is a finding.
   5. render.py:   report.json and report.txt in --out, a summary on the terminal.
 
 Exit status: 0 every check holds, 1 a check fails, 2 cannot run (missing package,
@@ -36,6 +38,7 @@ from .headers import step_headers
 from .judge import evaluate_checks
 from .matrix import comparison_coverage, step_compare
 from .model import Options, Report
+from .requests import step_requests
 from .render import render_text, size_differences, summary_rows, terminal_summary
 from .trees import header_changes, step_trees
 from .units import step_extra_units, step_units
@@ -117,6 +120,7 @@ def check(opts, progress, started):
     progress.step("step 4: abidiff-uapi over the comparison matrix")
     tool = ensure_tool(progress)
     comparisons = step_compare(opts, tool, extra, progress)
+    ioctls_skipped = step_requests(opts, compilers, trees, units, comparisons, tool, progress)
     coverage = comparison_coverage(units, headers, comparisons)
     accepted = apply_waivers(comparisons, waivers, baseline)
     if any(accepted.values()):
@@ -126,7 +130,7 @@ def check(opts, progress, started):
     report = Report(mode=mode, what=describe_run(opts, trees), checks=checks, compilers=compilers,
                     trees=trees, headers=headers, units=units, extra=extra, comparisons=comparisons,
                     coverage=coverage, fail_on=opts.fail_on, header_changes=header_changes(trees),
-                    waivers=waivers, baseline=opts.baseline)
+                    waivers=waivers, baseline=opts.baseline, ioctls_skipped=ioctls_skipped)
     report.summary = summary_rows(headers, units, extra, comparisons, coverage)
     report.size_differences = size_differences(comparisons)
     report.elapsed_s = time.monotonic() - started

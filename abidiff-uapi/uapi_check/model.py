@@ -344,6 +344,8 @@ class Report:
     elapsed_s: float = 0.0
     fail_on: str = "break"
     header_changes: List[HeaderChange] = field(default_factory=list)
+    # Per unit: the ioctl requests whose number does not compile there, with the compiler's reason.
+    ioctls_skipped: Dict[str, Dict[str, str]] = field(default_factory=dict)
     waivers: list = field(default_factory=list)         # waivers.Waiver
     baseline: Optional[str] = None
 
@@ -367,6 +369,7 @@ class Report:
             "waivers": [w.to_json() for w in self.waivers],
             "baseline": self.baseline,
             "ioctls": {k: c.ioctls for k, c in self.comparisons.items() if c.ioctls},
+            "ioctls_skipped": self.ioctls_skipped,
             "steps": {
                 "trees": self.trees.to_json(),
                 "headers": self.headers.to_json(),

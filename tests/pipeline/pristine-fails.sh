@@ -1,6 +1,7 @@
 #!/bin/bash
 # pristine-fails.sh: pristine 6.1 with an empty series exits 1, names the 11 headers that
-# fail alone in C++ and the 24 structs whose size differs between C and C++.
+# fail alone in C++, the 24 structs whose size differs between C and C++, and the 17 KVM ioctl
+# numbers that differ with them.
 set -eu
 . "$(dirname "$0")/lib.sh"
 echo "checks: pristine 6.1 + empty series -> exit 1, 11 C++ failing headers, 24 C/C++ size differences"
@@ -27,6 +28,13 @@ expect "kvm_cpuid is 8 bytes in C, 12 in C++" \
 expect "kvm_xsave is 4096 bytes in C, 4100 in C++" \
 	[ "$(json_get "$r" '[(d["c"], d["cxx"]) for d in r["size_differences"]["c-after_cxx-after"] if d["type"] == "struct kvm_xsave"]')" = "[(4096, 4100)]" ]
 expect "report.txt lists struct kvm_xsave" grep -q "struct kvm_xsave" "$work/out/report.txt"
+# The same bug in ioctl numbers: 17 KVM requests whose argument is 8 bytes in C and 12 in C++.
+n=$(json_get "$r" 'len(r["ioctls"]["c-after_cxx-after"])')
+expect "17 ioctl numbers differ between C and C++ (got $n)" [ "$n" -eq 17 ]
+expect "KVM_SET_CPUID is 0x4008ae8a in C, 0x400cae8a in C++" \
+	[ "$(json_get "$r" '[(i["old_hex"], i["new_hex"]) for i in r["ioctls"]["c-after_cxx-after"] if i["ioctl"] == "KVM_SET_CPUID"]')" = "[('0x4008ae8a', '0x400cae8a')]" ]
+expect "every differing ioctl is a KVM request" \
+	[ "$(json_get "$r" 'all(i["ioctl"].startswith("KVM_") for i in r["ioctls"]["c-after_cxx-after"])')" = True ]
 failed=$(json_get "$r" '" ".join(c["check"] for c in r["checks"] if not c["pass"])')
 expect "failing checks are the C++ ones (got: $failed)" [ "$failed" = "c-cxx-same-layout cxx-headers-compile" ]
 expect "C: no layout change with an empty series" \

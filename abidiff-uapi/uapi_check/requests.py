@@ -1,0 +1,136 @@
+"""Step 4b: ioctl request numbers. Each all-headers unit gets an ioctl unit of the same headers,
+in which the compiler computes every `_IO`/`_IOR`/`_IOW`/`_IOWR` request (ioctls.py); the tool
+reads the numbers back from DWARF and compares them (--strict: a number has no evolution idioms).
+Each number that differs becomes a finding of the base comparison it belongs to, with its
+argument type and the tool's finding for that type, which says why the number moved.
+
+What a changed number means comes from the tool's severities, never from decoding it:
+- drift: a number that moved because its argument grew at the tail (the argument's finding is
+  review or safe) is review: the kernel must keep accepting the old size (DRM and KFD do, by
+  ioctl nr); any other moved number breaks every program built against OLD;
+- the series and C/C++ comparisons: any difference fails (C++ before/after only notes it, as for
+  layouts: the cross comparisons check that C++ ends up equal to C).
+"""
+import hashlib
+import json
+import os
+import shutil
+
+from . import ioctls
+from .config import UNIT_FLAGS, cache_dir
+from .judge import FAIL, NOTE, REVIEW
+from .model import Finding
+from .util import Fatal, parallel, write_atomic
+
+CHECK = {"drift": "drift", "series-c": "c-layout-unchanged", "series-cxx": "cxx-layout",
+         "cross": "c-cxx-same-layout", "cross-series": "c-cxx-same-layout"}
+
+
+def cache_key(unit_obj, compiler_version, flags):
+    """The main unit's object is a deterministic function of its headers, compiler and flags."""
+    h = hashlib.sha256()
+    with open(unit_obj, "rb") as f:
+        h.update(f.read())
+    h.update(("\0".join([compiler_version, *flags, "ioctls-v1"])).encode())
+    return h.hexdigest()[:20]
+
+
+def build_ioctl_unit(compiler, unit, include, out):
+    """obj/ioctls-KEY.o for one unit, and {name: Ioctl} of its numbered requests, {name: reason}
+    of those whose number does not compile there. Cached by the unit's own object."""
+    flags = UNIT_FLAGS[unit.lang]
+    key = cache_key(os.path.join(out, unit.object), compiler.version, flags)
+    cache = os.path.join(cache_dir(), "ioctls", key)
+    obj = os.path.join(out, "obj", f"ioctls-{unit.key}.o")
+    if not os.path.isfile(os.path.join(cache, "ioctls.json")):
+        try:
+            found = ioctls.find_ioctls(compiler.path, include, unit.included, flags)
+            kept, skipped = ioctls.check_ioctls(compiler.path, include, unit.included, flags, found)
+            tmp = cache + ".tmp"
+            shutil.rmtree(tmp, ignore_errors=True)
+            os.makedirs(tmp)
+            ioctls.compile_ioctl_unit(compiler.path, include, unit.included, flags, kept,
+                                      os.path.join(tmp, "ioctls.o"))
+        except ioctls.IoctlError as e:
+            raise Fatal(f"ioctl numbers of {unit.key}: {e}")
+        write_atomic(os.path.join(tmp, "ioctls.json"), json.dumps(
+            {"kept": [vars(x) for x in kept], "skipped": skipped}, indent=0))
+        shutil.rmtree(cache, ignore_errors=True)
+        os.rename(tmp, cache)
+    with open(os.path.join(cache, "ioctls.json")) as f:
+        data = json.load(f)
+    shutil.copyfile(os.path.join(cache, "ioctls.o"), obj)
+    kept = {d["name"]: ioctls.Ioctl(**d) for d in data["kept"]}
+    return obj, kept, data["skipped"]
+
+
+def argument_finding(comp, arg_type):
+    """The tool's finding for an ioctl's argument type in the same comparison, if any."""
+    for t in comp.types:
+        if t.get("name") == arg_type:
+            return t
+    return None
+
+
+def judge_number(comp, name, change, ioctl):
+    """The Finding for one request number that differs between the two sides."""
+    arg = ioctl.arg_type if ioctl else None
+    t = argument_finding(comp, arg) if arg else None
+    why = (f"{t['name']} {t.get('old_size')} -> {t.get('new_size')} bytes, {t.get('severity')}"
+           f" ({', '.join(t.get('reasons') or [])})") if t else "no finding for its argument"
+    text = f"0x{change['old']:08x} -> 0x{change['new']:08x}, argument {arg or '(none)'}: {why}"
+    role = comp.role
+    if role == "drift":
+        grew = t is not None and t.get("severity") in ("review", "safe")
+        verdict = FAIL if not grew or comp.fail_on == "review" else REVIEW
+        tool_severity = "review" if grew else "break"
+    elif role == "series-cxx":
+        verdict, tool_severity = NOTE, change.get("severity")
+    else:
+        verdict, tool_severity = FAIL, change.get("severity")
+    finding = Finding(f"ioctl {name}", "ioctl", "changed", ioctl.header if ioctl else None, None, None,
+                      verdict, CHECK[role], text, None, tool_severity=tool_severity,
+                      reasons=list(t.get("reasons") or []) if t else [])
+    record = {"ioctl": name, "header": ioctl.header if ioctl else None, "old": change["old"],
+              "new": change["new"], "old_hex": f"0x{change['old']:08x}", "new_hex": f"0x{change['new']:08x}",
+              "argument": arg, "argument_severity": t.get("severity") if t else None,
+              "verdict": verdict, "text": f"ioctl {name}: {text}"}
+    return finding, record
+
+
+def step_requests(opts, compilers, trees, units, comparisons, tool, progress):
+    """Step 4b: number every unit's ioctls, compare them per base comparison, add the findings."""
+    progress.step("step 4b: ioctl request numbers, computed by the compiler, read back from DWARF")
+    built = {}
+
+    def one(key):
+        u = units[key]
+        return build_ioctl_unit(compilers[u.lang], u, trees.revisions[u.rev].include, opts.out)
+
+    keys = sorted(units)
+    for key, result in zip(keys, parallel(opts.jobs, one, keys)):
+        built[key] = result
+        progress.step(f"  {key}: {len(result[1])} ioctl numbers"
+                      + (f", {len(result[2])} that do not compile in the unit" if result[2] else ""))
+    skipped = {k: v[2] for k, v in built.items() if v[2]}
+    for comp in comparisons.values():
+        if comp.base:
+            continue
+        old_obj, old_kept, _ = built[comp.old]
+        new_obj, new_kept, _ = built[comp.new]
+        try:
+            changes = ioctls.ioctl_number_changes(tool, old_obj, new_obj)
+        except ioctls.IoctlError as e:
+            raise Fatal(str(e))
+        gone = sum(1 for c in changes.values() if c["new"] is None)
+        moved = 0
+        for name, change in sorted(changes.items()):
+            if change["old"] is None or change["new"] is None:
+                continue
+            finding, record = judge_number(comp, name, change, new_kept.get(name) or old_kept.get(name))
+            comp.findings.append(finding)
+            comp.ioctls.append(record)
+            moved += 1
+        progress.step(f"  {comp.name}: {moved} ioctl numbers differ"
+                      + (f", {gone} only in {comp.old}" if gone else ""))
+    return skipped
