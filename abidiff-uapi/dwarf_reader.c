@@ -1450,11 +1450,12 @@ static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 	if (fstat(fd, &st) != 0)
 		return au_error_format("%s: %s", path, strerror(errno));
 	/* orig: the file as it is; img: the copy that grows. */
-	unsigned char *orig = xrealloc(NULL, (size_t)st.st_size);
-	ssize_t got = pread(fd, orig, (size_t)st.st_size, 0);
-	if (got != st.st_size) {
+	unsigned char *orig = NULL;
+	size_t got = 0;
+	int rerr = au_read_all(fd, (size_t)st.st_size, &orig, &got);
+	if (rerr || got != (size_t)st.st_size) {
 		free(orig);
-		return au_error_format("%s: read error: %s", path, got < 0 ? strerror(errno) : "short read");
+		return au_error_format("%s: read error: %s", path, rerr ? strerror(rerr) : "the file changed size");
 	}
 	struct growbuf img = { .data = xrealloc(NULL, (size_t)st.st_size + 4096), .cap = (size_t)st.st_size + 4096 };
 	memcpy(img.data, orig, (size_t)st.st_size);
