@@ -1510,19 +1510,27 @@ static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 			done[parts[k]] = true;
 		if (np < 2)
 			continue;
-		uint64_t bases[1024];
+		uint64_t bases[1024], sizes[1024];
 		size_t data_start = 0;
 		for (size_t k = 0; k < np; k++) {
+			const void *src = orig + sh[parts[k]].sh_offset;
+			uint64_t len = sh[parts[k]].sh_size;
 			if (sh[parts[k]].sh_flags & SHF_COMPRESSED) {
-				err = au_error_format("%s: compressed %s sections in COMDAT groups (type units): not "
-						      "supported", path, names[i]);
-				break;
+				/* -gz: the merged section is written uncompressed. */
+				Elf_Scn *scn = elf_getscn(elf, parts[k]);
+				Elf_Data *d = scn && elf_compress(scn, 0, 0) >= 0 ? elf_getdata(scn, NULL) : NULL;
+				if (!d || (d->d_size && !d->d_buf)) {
+					err = au_error_format("%s: corrupt compressed %s: %s", path, names[i], elf_errmsg(-1));
+					break;
+				}
+				src = d->d_buf;
+				len = d->d_size;
 			}
-			size_t at = grow_append(&img, orig + sh[parts[k]].sh_offset, sh[parts[k]].sh_size,
-						k ? 1 : 16);
+			size_t at = grow_append(&img, src, len, k ? 1 : 16);
 			if (k == 0)
 				data_start = at;
 			bases[k] = at - data_start;
+			sizes[k] = len;
 		}
 		if (err)
 			break;
@@ -1584,8 +1592,8 @@ static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 		}
 		GElf_Shdr merged = sh[parts[0]];
 		merged.sh_offset = data_start;
-		merged.sh_size = bases[np - 1] + sh[parts[np - 1]].sh_size;
-		merged.sh_flags &= ~(uint64_t)SHF_GROUP;
+		merged.sh_size = bases[np - 1] + sizes[np - 1];
+		merged.sh_flags &= ~(uint64_t)(SHF_GROUP | SHF_COMPRESSED);
 		shdr_put(img.data, &eh, &L, parts[0], &merged);
 		for (size_t k = 1; k < np; k++) {
 			GElf_Shdr hide = sh[parts[k]];

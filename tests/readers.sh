@@ -99,6 +99,18 @@ for cc in "gcc -gdwarf-4" "gcc -gdwarf-5" "g++ -gdwarf-4" "g++ -gdwarf-5" "clang
 	same_dump "type units: $cc" "ref-$tag.o" "tu-old-$tag.o"
 	finds_change "type units: $cc" "tu-old-$tag.o" "tu-new-$tag.o" "struct inner"
 done
+# Compressed (-gz) type-unit sections in a .o (the assembler compresses a
+# section only when that saves space: enough variables for the unit's DIEs).
+for i in $(seq 1 200); do echo "struct big$i { int a$i; long b$i; struct inner in$i; }; struct big$i g$i;"; done > big.h
+printf '#include "old.h"\n#include "big.h"\n' > big.c
+gcc -gdwarf-5 $keep -c big.c -o big-ref.o
+gcc -gdwarf-5 -gz=zlib $keep -fdebug-types-section -c big.c -o tu-gz.o
+if readelf -S -W tu-gz.o | grep -qE '\.debug_info +PROGBITS .* [A-Z]*C[A-Z]* +[0-9]+ +[0-9]+ +[0-9]+$'; then
+	ok "type units: -gz compressed a .debug_info section of the object"
+else
+	bad "type units: -gz made no compressed .debug_info"
+fi
+same_dump "type units: gcc -gdwarf-5 -gz=zlib" big-ref.o tu-gz.o
 # Linked: the linker merges the units' sections.
 gcc -g $keep -fdebug-types-section -shared -fPIC -nostdlib old.c -o tu-old.so
 gcc -g $keep -shared -fPIC -nostdlib old.c -o ref.so
