@@ -975,6 +975,72 @@ static void add_definition(struct reader *r, struct layout_type *first, struct l
 	r->odr_conflicts++;
 }
 
+/* "A::Node" for struct Node nested in struct A. */
+static const char *scoped_name(struct reader *r, const struct layout_type *t)
+{
+	const char *own = strchr(t->name, ' ') ? strchr(t->name, ' ') + 1 : t->name;
+	const char *sc = strchr(t->scope, ' ') ? strchr(t->scope, ' ') + 1 : t->scope;
+	size_t pl = (size_t)(own - t->name);
+	return arena_printf(&r->model->arena, "%.*s%s::%s", (int)pl, t->name, sc, own);
+}
+
+/* Definitions of one name in different classes (C++'s A::Node and
+ * B::Node) are different types, not an ODR conflict: each is renamed after
+ * its class and stands alone. The common case, one class per name, keeps
+ * the own name that C gives the same type. */
+static void split_scoped(struct reader *r)
+{
+	struct layout_model *m = r->model;
+	size_t n0 = m->ntypes;
+	bool renamed = false;
+	for (size_t i = 0; i < n0; i++) {
+		struct layout_type *first = m->types[i];
+		bool mixed = false;
+		for (struct layout_type *d = first->odr_next; d && !mixed; d = d->odr_next)
+			mixed = (d->scope == NULL) != (first->scope == NULL) ||
+				(d->scope && first->scope && strcmp(d->scope, first->scope) != 0);
+		if (!mixed)
+			continue;
+		struct layout_type *d = first->odr_next;
+		first->odr_next = NULL;
+		if (first->scope) {
+			first->name = scoped_name(r, first);
+			renamed = true;
+		}
+		while (d) {
+			struct layout_type *next = d->odr_next;
+			d->odr_next = NULL;
+			if (d->scope)
+				d->name = scoped_name(r, d);
+			/* Same class again: a real second layout, chained. */
+			struct layout_type *same = NULL;
+			for (size_t k = 0; k < m->ntypes && !same; k++)
+				if (strcmp(m->types[k]->name, d->name) == 0)
+					same = m->types[k];
+			if (same) {
+				struct layout_type *last = same;
+				while (last->odr_next)
+					last = last->odr_next;
+				last->odr_next = d;
+			} else {
+				if (m->ntypes == m->capacity) {
+					m->capacity = m->capacity ? 2 * m->capacity : 256;
+					m->types = xrealloc(m->types, m->capacity * sizeof(*m->types));
+				}
+				m->types[m->ntypes++] = d;
+			}
+			d = next;
+		}
+	}
+	if (renamed || m->ntypes != n0) {
+		/* Names changed: the index is rebuilt. */
+		strmap_deinit(&m->by_name);
+		strmap_init(&m->by_name);
+		for (size_t i = 0; i < m->ntypes; i++)
+			strmap_put(&m->by_name, m->types[i]->name, m->types[i]);
+	}
+}
+
 /* Puts each name's definitions in layout-key order, the first in the
  * model's own slot (its address is the model's), so that which unit came
  * first does not decide which layout is compared. */
@@ -1081,7 +1147,8 @@ static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope
 				continue;
 			}
 			struct layout_type *first = name ? layout_model_find(r->model, name) : NULL;
-			if (name && (!first || r->multi_unit)) {
+			/* C++ may nest two types of one name in two classes, in one unit. */
+			if (name && (!first || r->multi_unit || r->model->lang == LANG_CXX)) {
 				/* A name seen before (in another unit of a library) is read
 				 * again: a second layout under it is kept, not dropped. */
 				r->current = name;
@@ -1969,8 +2036,10 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 			}
 		}
 	}
-	if (!r.err && r.odr_conflicts)
+	if (!r.err && r.odr_conflicts) {
+		split_scoped(&r);
 		order_definitions(&r);
+	}
 	strmap_deinit(&r.odr_keys);
 	if (!r.err && r.units == 0)
 		r.err = au_error_format("%s: no DWARF compilation units", path);

@@ -230,6 +230,17 @@ import json, sys
 t = {x["name"]: x for x in json.load(sys.stdin)["types"]}
 sys.exit(0 if t["struct Inner"].get("scope") == "struct Outer" and t["struct Inner"]["size"] == 8 else 1)' &&
 	ok "C++: struct Outer::Inner defined out of line is scoped in struct Outer" || bad "C++: out-of-line nested type lost its scope"
+# Two classes nesting a type of one name, in one unit: two types A::Node and B::Node.
+printf 'struct A { struct Node { int a; } n; };\nstruct B { struct Node { long b; char c; } n; };\nA ga; B gb;\n' > nn-old.cc
+sed 's/long b; char c;/long b; short c;/' nn-old.cc > nn-new.cc
+g++ -g -c nn-old.cc -o nn-old.o
+g++ -g -c nn-new.cc -o nn-new.o
+"$tool" dump --format=json nn-old.o | python3 -c '
+import json, sys
+t = {x["name"]: x["size"] for x in json.load(sys.stdin)["types"]}
+sys.exit(0 if t.get("struct A::Node") == 4 and t.get("struct B::Node") == 16 and "struct Node" not in t else 1)' &&
+	ok "C++: A::Node and B::Node in one unit are two types" || bad "C++: same-named nested types not both read"
+finds_change "C++: a change in B::Node" nn-old.o nn-new.o "struct B::Node"
 # A compiled program confirms the base offsets read from DWARF.
 printf '#include "cxx-old.h"\n#include <cstdio>\nV::~V() {}\nint main() { D d; std::printf("%%td %%td\\n", (char *)static_cast<B *>(&d) - (char *)&d, (char *)static_cast<C *>(&d) - (char *)&d); }\n' > cxx-check.cc
 g++ -Wno-subobject-linkage cxx-check.cc -o cxx-check 2> err.txt && [ "$(./cxx-check)" = "8 16" ] && ok "C++: a compiled program confirms base offsets 8 and 16" || bad "C++: base offsets $(./cxx-check 2>/dev/null)"
