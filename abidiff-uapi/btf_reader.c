@@ -328,14 +328,15 @@ struct au_error *btf_read_layouts_fd(const char *path, int fd, struct layout_mod
 		close(fd);
 		return au_error_format("%s: %s", path, st.st_size > (1LL << 31) ? "too large for BTF" : strerror(errno));
 	}
-	size_t size = (size_t)st.st_size;
-	unsigned char *data = malloc(size);
-	ssize_t got = data ? pread(fd, data, size, 0) : -1;
-	int rerr = errno;
+	unsigned char *data = NULL;
+	size_t size = 0;
+	int rerr = au_read_all(fd, (size_t)st.st_size, &data, &size);
 	close(fd);
-	if (got != (ssize_t)size) {
+	if (rerr)
+		return au_error_format("%s: read error: %s", path, strerror(rerr));
+	if (size > ((size_t)1 << 31)) {
 		free(data);
-		return au_error_format("%s: read error: %s", path, got < 0 ? strerror(rerr) : "short read");
+		return au_error_format("%s: too large for BTF", path);
 	}
 	struct btf_header hdr;
 	if (size < sizeof(hdr)) {

@@ -975,6 +975,72 @@ static void add_definition(struct reader *r, struct layout_type *first, struct l
 	r->odr_conflicts++;
 }
 
+/* "A::Node" for struct Node nested in struct A. */
+static const char *scoped_name(struct reader *r, const struct layout_type *t)
+{
+	const char *own = strchr(t->name, ' ') ? strchr(t->name, ' ') + 1 : t->name;
+	const char *sc = strchr(t->scope, ' ') ? strchr(t->scope, ' ') + 1 : t->scope;
+	size_t pl = (size_t)(own - t->name);
+	return arena_printf(&r->model->arena, "%.*s%s::%s", (int)pl, t->name, sc, own);
+}
+
+/* Definitions of one name in different classes (C++'s A::Node and
+ * B::Node) are different types, not an ODR conflict: each is renamed after
+ * its class and stands alone. The common case, one class per name, keeps
+ * the own name that C gives the same type. */
+static void split_scoped(struct reader *r)
+{
+	struct layout_model *m = r->model;
+	size_t n0 = m->ntypes;
+	bool renamed = false;
+	for (size_t i = 0; i < n0; i++) {
+		struct layout_type *first = m->types[i];
+		bool mixed = false;
+		for (struct layout_type *d = first->odr_next; d && !mixed; d = d->odr_next)
+			mixed = (d->scope == NULL) != (first->scope == NULL) ||
+				(d->scope && first->scope && strcmp(d->scope, first->scope) != 0);
+		if (!mixed)
+			continue;
+		struct layout_type *d = first->odr_next;
+		first->odr_next = NULL;
+		if (first->scope) {
+			first->name = scoped_name(r, first);
+			renamed = true;
+		}
+		while (d) {
+			struct layout_type *next = d->odr_next;
+			d->odr_next = NULL;
+			if (d->scope)
+				d->name = scoped_name(r, d);
+			/* Same class again: a real second layout, chained. */
+			struct layout_type *same = NULL;
+			for (size_t k = 0; k < m->ntypes && !same; k++)
+				if (strcmp(m->types[k]->name, d->name) == 0)
+					same = m->types[k];
+			if (same) {
+				struct layout_type *last = same;
+				while (last->odr_next)
+					last = last->odr_next;
+				last->odr_next = d;
+			} else {
+				if (m->ntypes == m->capacity) {
+					m->capacity = m->capacity ? 2 * m->capacity : 256;
+					m->types = xrealloc(m->types, m->capacity * sizeof(*m->types));
+				}
+				m->types[m->ntypes++] = d;
+			}
+			d = next;
+		}
+	}
+	if (renamed || m->ntypes != n0) {
+		/* Names changed: the index is rebuilt. */
+		strmap_deinit(&m->by_name);
+		strmap_init(&m->by_name);
+		for (size_t i = 0; i < m->ntypes; i++)
+			strmap_put(&m->by_name, m->types[i]->name, m->types[i]);
+	}
+}
+
 /* Puts each name's definitions in layout-key order, the first in the
  * model's own slot (its address is the model's), so that which unit came
  * first does not decide which layout is compared. */
@@ -1081,7 +1147,8 @@ static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope
 				continue;
 			}
 			struct layout_type *first = name ? layout_model_find(r->model, name) : NULL;
-			if (name && (!first || r->multi_unit)) {
+			/* C++ may nest two types of one name in two classes, in one unit. */
+			if (name && (!first || r->multi_unit || r->model->lang == LANG_CXX)) {
 				/* A name seen before (in another unit of a library) is read
 				 * again: a second layout under it is kept, not dropped. */
 				r->current = name;
@@ -1450,11 +1517,12 @@ static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 	if (fstat(fd, &st) != 0)
 		return au_error_format("%s: %s", path, strerror(errno));
 	/* orig: the file as it is; img: the copy that grows. */
-	unsigned char *orig = xrealloc(NULL, (size_t)st.st_size);
-	ssize_t got = pread(fd, orig, (size_t)st.st_size, 0);
-	if (got != st.st_size) {
+	unsigned char *orig = NULL;
+	size_t got = 0;
+	int rerr = au_read_all(fd, (size_t)st.st_size, &orig, &got);
+	if (rerr || got != (size_t)st.st_size) {
 		free(orig);
-		return au_error_format("%s: read error: %s", path, got < 0 ? strerror(errno) : "short read");
+		return au_error_format("%s: read error: %s", path, rerr ? strerror(rerr) : "the file changed size");
 	}
 	struct growbuf img = { .data = xrealloc(NULL, (size_t)st.st_size + 4096), .cap = (size_t)st.st_size + 4096 };
 	memcpy(img.data, orig, (size_t)st.st_size);
@@ -1509,19 +1577,27 @@ static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 			done[parts[k]] = true;
 		if (np < 2)
 			continue;
-		uint64_t bases[1024];
+		uint64_t bases[1024], sizes[1024];
 		size_t data_start = 0;
 		for (size_t k = 0; k < np; k++) {
+			const void *src = orig + sh[parts[k]].sh_offset;
+			uint64_t len = sh[parts[k]].sh_size;
 			if (sh[parts[k]].sh_flags & SHF_COMPRESSED) {
-				err = au_error_format("%s: compressed %s sections in COMDAT groups (type units): not "
-						      "supported", path, names[i]);
-				break;
+				/* -gz: the merged section is written uncompressed. */
+				Elf_Scn *scn = elf_getscn(elf, parts[k]);
+				Elf_Data *d = scn && elf_compress(scn, 0, 0) >= 0 ? elf_getdata(scn, NULL) : NULL;
+				if (!d || (d->d_size && !d->d_buf)) {
+					err = au_error_format("%s: corrupt compressed %s: %s", path, names[i], elf_errmsg(-1));
+					break;
+				}
+				src = d->d_buf;
+				len = d->d_size;
 			}
-			size_t at = grow_append(&img, orig + sh[parts[k]].sh_offset, sh[parts[k]].sh_size,
-						k ? 1 : 16);
+			size_t at = grow_append(&img, src, len, k ? 1 : 16);
 			if (k == 0)
 				data_start = at;
 			bases[k] = at - data_start;
+			sizes[k] = len;
 		}
 		if (err)
 			break;
@@ -1583,8 +1659,8 @@ static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 		}
 		GElf_Shdr merged = sh[parts[0]];
 		merged.sh_offset = data_start;
-		merged.sh_size = bases[np - 1] + sh[parts[np - 1]].sh_size;
-		merged.sh_flags &= ~(uint64_t)SHF_GROUP;
+		merged.sh_size = bases[np - 1] + sizes[np - 1];
+		merged.sh_flags &= ~(uint64_t)(SHF_GROUP | SHF_COMPRESSED);
 		shdr_put(img.data, &eh, &L, parts[0], &merged);
 		for (size_t k = 1; k < np; k++) {
 			GElf_Shdr hide = sh[parts[k]];
@@ -1960,8 +2036,10 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 			}
 		}
 	}
-	if (!r.err && r.odr_conflicts)
+	if (!r.err && r.odr_conflicts) {
+		split_scoped(&r);
 		order_definitions(&r);
+	}
 	strmap_deinit(&r.odr_keys);
 	if (!r.err && r.units == 0)
 		r.err = au_error_format("%s: no DWARF compilation units", path);

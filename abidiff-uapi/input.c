@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,3 +43,38 @@ int au_open_input(const char *path, struct au_error **err)
 	return -1;
 }
 
+
+/* Reads the whole file from offset 0, in as many reads as it takes: sysfs
+ * files (/sys/kernel/btf/vmlinux) hand out a page or so per read. */
+int au_read_all(int fd, size_t hint, unsigned char **ret, size_t *ret_len)
+{
+	size_t cap = hint ? hint : 65536, len = 0;
+	unsigned char *buf = malloc(cap);
+	if (!buf)
+		return ENOMEM;
+	for (;;) {
+		if (len == cap) {
+			unsigned char *nb = cap < ((size_t)1 << 31) ? realloc(buf, 2 * cap) : NULL;
+			if (!nb) {
+				free(buf);
+				return ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t n = pread(fd, buf + len, cap - len, (off_t)len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			free(buf);
+			return e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}

@@ -2,6 +2,8 @@
 #ifndef AU_INPUT_H
 #define AU_INPUT_H
 
+#include <stddef.h>
+
 #include "error.h"
 
 /* Opens path for reading: without blocking (a FIFO with no writer must not
@@ -9,5 +11,9 @@
  * socket or a device is refused at once, naming what it is). Returns the fd,
  * in blocking mode, or -1 with *err set. */
 int au_open_input(const char *path, struct au_error **err);
+
+/* Reads all of fd (hint: the expected size) into a malloc'd buffer. Returns
+ * 0, or an errno value. */
+int au_read_all(int fd, size_t hint, unsigned char **ret, size_t *ret_len);
 
 #endif
