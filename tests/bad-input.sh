@@ -66,9 +66,16 @@ usage "unknown option" "unrecognized option" dump --frob good.o
 usage "bad format" "invalid --format" dump --format=xml good.o
 usage "missing operand" "diff needs two files" diff good.o
 check "missing --headers dir" "nodir: No such file" dump good.o --headers nodir
-# Inputs that once crashed a reader (found by fuzzing): read, or rejected cleanly.
+# Inputs that once crashed a reader (found by fuzzing): read, or rejected cleanly. Every input the
+# README lists must be there: a regression input that was never committed tests nothing.
+listed=$(grep -oE '^\| `[^`]+\.(o|btf)`' "$ROOT_FIXTURES/README.md" | tr -d '|` ' | sort)
+present=$(cd "$ROOT_FIXTURES" && ls -- *.o *.btf 2>/dev/null | sort)
+if [ -n "$listed" ] && [ "$listed" = "$present" ]; then
+	pass=$((pass + 1)); echo "ok   fixtures/corrupt/ holds the $(echo "$listed" | wc -l) inputs its README lists"
+else
+	fail=$((fail + 1)); echo "FAIL fixtures/corrupt/: README lists [$(echo $listed)], directory holds [$(echo $present)]"
+fi
 for f in "$ROOT_FIXTURES"/*.o "$ROOT_FIXTURES"/*.btf; do
-	[ -f "$f" ] || continue
 	rc=0
 	btf=
 	case "$f" in *.btf) btf=--btf ;; esac
