@@ -4,6 +4,7 @@
  * 2 usage error or bad input. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -87,10 +88,13 @@ struct options {
 	struct dwarf_read_options dwarf;
 };
 
-static int usage_error(const char *fmt, const char *arg)
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
 	fputs("abidiff-uapi: ", stderr);
-	fprintf(stderr, fmt, arg);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fputs("\nTry 'abidiff-uapi --help' for more information.\n", stderr);
 	return EXIT_TROUBLE;
 }
@@ -115,7 +119,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	};
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
 			if (strcmp(optarg, "text") == 0)
@@ -131,12 +135,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_TYPE:
 			if (o->ntypes == (int)(sizeof(o->types) / sizeof(o->types[0])))
-				return usage_error("too many --type options%s", "");
+				return usage_error("too many --type options");
 			o->types[o->ntypes++] = optarg;
 			break;
 		case OPT_HEADERS:
 			if (o->nheaders == MAX_HEADER_DIRS)
-				return usage_error("too many --headers options%s", "");
+				return usage_error("too many --headers options");
 			o->header_dirs[o->nheaders++] = optarg;
 			break;
 		case OPT_COMMON:
@@ -155,7 +159,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_ALT:
 			if (o->dwarf.nalt == MAX_ALT_FILES)
-				return usage_error("too many --alt options%s", "");
+				return usage_error("too many --alt options");
 			o->dwarf.alt[o->dwarf.nalt++] = optarg;
 			break;
 		case 'o':
@@ -182,47 +186,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 			return usage_error("extra operand '%s'", argv[optind]);
 	}
 	return -1;
-}
-
-/* Reorders argv so options may follow operands, as GNU tools allow. */
-static int parse_all(int argc, char **argv, struct options *o)
-{
-	char **opts = calloc((size_t)argc + 1, sizeof(*opts));
-	char **ops = calloc((size_t)argc + 1, sizeof(*ops));
-	if (!opts || !ops) {
-		free(opts);
-		free(ops);
-		fputs("abidiff-uapi: out of memory\n", stderr);
-		return EXIT_TROUBLE;
-	}
-	int no = 0, nops = 0;
-	opts[no++] = argv[0];
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--") == 0) {
-			for (i++; i < argc; i++)
-				ops[nops++] = argv[i];
-			break;
-		}
-		if (a[0] == '-' && a[1]) {
-			opts[no++] = argv[i];
-			/* Options that take their argument in the next word. */
-			if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--format") == 0 ||
-			     strcmp(a, "--type") == 0 || strcmp(a, "--headers") == 0 || strcmp(a, "--fail-on") == 0 ||
-			     strcmp(a, "--alt") == 0) &&
-			    i + 1 < argc)
-				opts[no++] = argv[++i];
-		} else {
-			ops[nops++] = argv[i];
-		}
-	}
-	opts[no++] = "--";
-	for (int i = 0; i < nops; i++)
-		opts[no++] = ops[i];
-	int rc = parse_options(no, opts, o);
-	free(opts);
-	free(ops);
-	return rc;
 }
 
 static bool keep_type(const struct layout_type *t, void *arg)
@@ -369,22 +332,22 @@ static int sink_close(const struct options *o, struct sink *s)
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
-	int rc = parse_all(argc, argv, &o);
+	int rc = parse_options(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
 	if (!o.command)
-		return usage_error("missing command (dump or diff)%s", "");
+		return usage_error("missing command (dump or diff)");
 	bool diff = strcmp(o.command, "diff") == 0;
 	if (!diff && strcmp(o.command, "dump") != 0)
 		return usage_error("unknown command '%s' (dump or diff)", o.command);
 	if (o.nfiles != (diff ? 2 : 1))
-		return usage_error(diff ? "diff needs two files, OLD and NEW%s" : "dump needs one FILE%s", "");
+		return usage_error("%s", diff ? "diff needs two files, OLD and NEW" : "dump needs one FILE");
 	if (o.common_only && !diff)
-		return usage_error("--common-only applies to diff only%s", "");
+		return usage_error("--common-only applies to diff only");
 	if (!diff && (o.format == FORMAT_SARIF || o.format == FORMAT_JUNIT))
-		return usage_error("--format=sarif and --format=junit apply to diff only%s", "");
+		return usage_error("--format=sarif and --format=junit apply to diff only");
 	if ((o.strict || o.fail_on) && !diff)
-		return usage_error("--strict and --fail-on apply to diff only%s", "");
+		return usage_error("--strict and --fail-on apply to diff only");
 	for (int i = 0; i < o.nheaders; i++) {
 		o.header_real[i] = realpath(o.header_dirs[i], NULL);
 		if (!o.header_real[i]) {

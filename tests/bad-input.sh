@@ -65,6 +65,14 @@ usage "unknown command" "unknown command" frobnicate good.o
 usage "unknown option" "unrecognized option" dump --frob good.o
 usage "bad format" "invalid --format" dump --format=xml good.o
 usage "missing operand" "diff needs two files" diff good.o
+usage "missing option argument" "option '--format' requires an argument" dump good.o --format
+# Options after operands, and abbreviated long options with their argument in the next word,
+# are getopt_long's own: dump FILE --form json is JSON.
+if "$tool" dump good.o --form json | python3 -c 'import json,sys; json.load(sys.stdin)' 2>/dev/null; then
+	pass=$((pass + 1)); echo "ok   dump FILE --form json"
+else
+	fail=$((fail + 1)); echo "FAIL dump FILE --form json"
+fi
 check "missing --headers dir" "nodir: No such file" dump good.o --headers nodir
 # Inputs that once crashed a reader (found by fuzzing): read, or rejected cleanly. Every input the
 # README lists must be there: a regression input that was never committed tests nothing.
