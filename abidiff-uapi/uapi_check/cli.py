@@ -19,7 +19,8 @@ Steps (one module each):
                   left-out header alone); judge.py says what its findings mean for each check.
   4b. requests.py: ioctl request numbers of every unit, computed by the compiler (ioctls.py),
                   compared per base comparison; a number that differs is a finding.
-  5. render.py:   report.json and report.txt in --out, a summary on the terminal.
+  5. render.py:   report.json and report.txt in --out, a summary on the terminal; ci.py:
+                  report.sarif and report.junit.xml; html.py: report.html.
 
 Exit status: 0 every check holds, 1 a check fails, 2 cannot run (missing package,
 patch that does not apply, missing compiler, tool error).
@@ -32,9 +33,11 @@ import shutil
 import sys
 import time
 
+from .ci import write_ci_reports
 from .config import ROOT
 from .env import check_environment, ensure_tool
 from .headers import step_headers
+from .html import render_html
 from .judge import evaluate_checks
 from .matrix import comparison_coverage, step_compare
 from .model import Options, Report
@@ -87,8 +90,11 @@ def parse_args(argv):
                    baseline=os.path.abspath(a.baseline) if a.baseline else None)
 
 
+REPORTS = ("report.json", "report.txt", "report.sarif", "report.junit.xml", "report.html")
+
+
 def remove_stale_reports(out):
-    for name in ("report.json", "report.txt"):
+    for name in REPORTS:
         try:
             os.unlink(os.path.join(out, name))
         except FileNotFoundError:
@@ -147,6 +153,8 @@ def main(argv):
         report = check(opts, progress, started)
         write_atomic(os.path.join(opts.out, "report.json"), json.dumps(report.to_json(), indent=1) + "\n")
         write_atomic(os.path.join(opts.out, "report.txt"), render_text(report))
+        write_ci_reports(opts.out, report.comparisons)
+        write_atomic(os.path.join(opts.out, "report.html"), render_html(report))
     except Fatal as e:
         remove_stale_reports(opts.out)
         print(f"uapi-check: error: {e}", file=sys.stderr)

@@ -49,8 +49,12 @@ def comparison_args(c):
     return matrix_args(c.old_object, c.new_object, c.common_only, c.strict, c.fail_on)
 
 
-def run_comparison(tool, out, name, args):
-    """Run the tool (JSON and text) for one comparison; keep its raw outputs in diff/. Returns
+CI_FORMATS = (("sarif", "sarif"), ("junit", "junit.xml"))   # --format, diff/NAME.<suffix>
+
+
+def run_comparison(tool, out, name, args, ci=False):
+    """Run the tool (JSON and text) for one comparison; keep its raw outputs in diff/. With ci, also
+    its SARIF and JUnit (ci.py merges them into report.sarif and report.junit.xml). Returns
     (exit status, the JSON document)."""
     rc, js, err = run([tool, "diff", *args, "--format=json"], cwd=out)
     if rc not in (0, 1):
@@ -59,6 +63,12 @@ def run_comparison(tool, out, name, args):
     rc_text, text, err_text = run([tool, "diff", *args], cwd=out)
     write_atomic(os.path.join(out, "diff", f"{name}.json"), js)
     write_atomic(os.path.join(out, "diff", f"{name}.txt"), text if rc_text in (0, 1) else err_text)
+    for fmt, suffix in CI_FORMATS if ci else ():
+        rc_ci, doc, err_ci = run([tool, "diff", *args, f"--format={fmt}"], cwd=out)
+        if rc_ci not in (0, 1):
+            raise Fatal(f"abidiff-uapi diff {' '.join(args)} --format={fmt}: "
+                        + (err_ci.strip().splitlines() or [f"exit {rc_ci}"])[0])
+        write_atomic(os.path.join(out, "diff", f"{name}.{suffix}"), doc)
     try:
         return rc, json.loads(js)
     except ValueError as e:
@@ -99,7 +109,7 @@ def step_compare(opts, tool, extra, progress):
     write_matrix(opts.out, comps)
 
     def one(c):
-        return run_comparison(tool, opts.out, c.name, comparison_args(c))
+        return run_comparison(tool, opts.out, c.name, comparison_args(c), ci=not c.base)
 
     for c, (rc, data) in zip(comps, parallel(opts.jobs, one, comps)):
         c.exit = rc

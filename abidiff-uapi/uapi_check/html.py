@@ -1,0 +1,234 @@
+"""report.html: one self-contained page (inline CSS, no script, no network) from a Report.
+
+The summary first (verdict, breaks, review, safe by reason, headers added or removed), then each
+failing and review finding with its old and new layout side by side (the tool's old_layout and
+new_layout, in the pahole look; rows that moved, were resized, added or removed are highlighted),
+then the C-versus-C++ sizes and the drift (header changes, accepted findings, ioctl numbers)."""
+import difflib
+import os
+import re
+from collections import Counter
+from html import escape
+
+from .config import REVS
+from .judge import BASELINED, FAIL, WAIVED
+from .screen import also_text, groups, plural
+from .trees import list_headers
+
+CSS = """
+body{font:15px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1400px;padding:0 1.5em 3em;color:#222}
+h1{font-size:1.5em;margin:.8em 0 .2em}h2{font-size:1.2em;margin:1.6em 0 .4em;border-bottom:1px solid #ccc}
+.verdict{display:inline-block;padding:.1em .6em;border-radius:4px;color:#fff;font-weight:bold}
+.pass{background:#2a7a2a}.fail{background:#b3261e}
+table.summary{border-collapse:collapse}table.summary td{padding:.15em 1em .15em 0;vertical-align:top}
+.n-break{color:#b3261e;font-weight:bold}.n-review{color:#9a6700;font-weight:bold}
+.finding{border:1px solid #ddd;border-radius:6px;margin:1em 0;padding:.5em .8em}
+.finding.break{border-left:6px solid #b3261e}.finding.review{border-left:6px solid #d4a72c}
+.finding h3{font-size:1em;margin:.2em 0;font-family:ui-monospace,monospace}
+.finding ul{margin:.3em 0 .5em 1.2em;padding:0}
+.tag{font-size:.8em;padding:0 .4em;border-radius:3px;background:#eee;margin-left:.5em}
+table.layout{border-collapse:collapse;width:100%;table-layout:fixed;font:13px/1.35 ui-monospace,monospace}
+table.layout th{text-align:left;background:#f3f3f3;padding:.2em .5em}
+table.layout td{white-space:pre;overflow:hidden;text-overflow:ellipsis;padding:0 .5em;vertical-align:top}
+td.moved,td.changed{background:#fff3c4}td.resized{background:#ffdcc2}td.added{background:#d7f5d7}
+td.removed{background:#fbd5d5}td.blank{background:#fafafa}
+.legend span{padding:0 .5em;margin-right:.5em;font-size:.85em}
+table.list{border-collapse:collapse}table.list td,table.list th{padding:.1em .8em .1em 0;text-align:left}
+"""
+
+MEMBER = re.compile(r"^\s*(.*?)\s*;?\s*/\*\s*(\d+)(?::\d+)?\s+(\d+)\s*\*/")
+
+
+def member_of(line):
+    """(declaration, offset, size) of a pahole-style member line, or None."""
+    m = MEMBER.match(line)
+    return (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
+
+
+def row_class(old, new, side):
+    """Why a row differs: moved (offset), resized (size), added or removed (no counterpart)."""
+    a, b = member_of(old) if old else None, member_of(new) if new else None
+    line = old if side == "old" else new
+    if not line:
+        return "blank"
+    if side == "new" and not old or (side == "new" and a is None and b is not None):
+        return "added"
+    if side == "old" and not new or (side == "old" and b is None and a is not None):
+        return "removed"
+    if a and b:
+        if a[2] != b[2]:
+            return "resized"
+        if a[1] != b[1]:
+            return "moved"
+    if old and new and a is None and b is None:
+        return "changed"        # an enumerator's value, a nested type's opening line
+    return "added" if side == "new" else "removed"
+
+
+def layout_rows(old, new):
+    """Both layouts aligned line by line: [(differs, old line, new line)]. Members are paired by
+    name so that a moved member shows on one row."""
+    old = [x.expandtabs(4).rstrip() for x in old]
+    new = [x.expandtabs(4).rstrip() for x in new]
+
+    def key(line):
+        m = member_of(line)
+        if m and m[0].split():
+            return m[0].split()[-1].strip("*&[]0123456789")
+        e = re.match(r"^\s*(\w+)\s*=", line)     # an enumerator: paired by name
+        return e.group(1) if e else line
+    rows = []
+    sm = difflib.SequenceMatcher(None, [key(x) for x in old], [key(x) for x in new], autojunk=False)
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        a, b = old[i1:i2], new[j1:j2]
+        for k in range(max(len(a), len(b))):
+            x, y = (a[k] if k < len(a) else ""), (b[k] if k < len(b) else "")
+            rows.append((op != "equal" or x != y, x, y))
+    return rows
+
+
+def layout_table(old, new):
+    out = ['<table class="layout"><tr><th>old</th><th>new</th></tr>']
+    for differs, a, b in layout_rows(old, new):
+        ca = row_class(a, b, "old") if differs else ""
+        cb = row_class(a, b, "new") if differs else ""
+        out.append(f'<tr><td class="{ca}">{escape(a)}</td><td class="{cb}">{escape(b)}</td></tr>')
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def finding_block(g, comps, kind):
+    sev = FAIL if kind == "break" else None
+    texts = [f.text for f in g.findings if (f.severity == sev if sev else f.tool_severity == "review")]
+    also = also_text(g, comps)
+    slug = re.sub(r"[^A-Za-z0-9_]+", "-", f"{kind}-{g.comparison.name}-{g.type}")
+    out = [f'<div class="finding {kind}" id="{slug}" data-type="{escape(g.type)}" '
+           f'data-comparison="{escape(g.comparison.name)}">',
+           f'<h3>{escape(g.type)}<span class="tag">{escape(kind)}</span>'
+           f'<span class="tag">{escape(g.file or "(no file)")}</span>'
+           f'<span class="tag">{escape(g.comparison.name + also)}</span></h3>', "<ul>"]
+    out += [f"<li>{escape(t)}</li>" for t in texts]
+    out.append("</ul>")
+    old, new = g.entry.get("old_layout"), g.entry.get("new_layout")
+    if old or new:
+        out.append(layout_table(old or [], new or []))
+    out.append("</div>")
+    return "\n".join(out)
+
+
+def safe_counts(comps):
+    safe, n = Counter(), 0
+    for comp in comps.values():
+        if comp.base:
+            continue
+        for t in comp.types:
+            if t.get("severity") == "safe":
+                n += 1
+                safe.update(t.get("reasons") or ["(no reason)"])
+    return n, safe
+
+
+def added_headers(report):
+    """Headers the after side installs and the before side does not (moved ones excluded)."""
+    trees = getattr(report, "trees", None)
+    revs = getattr(trees, "revisions", None) or {}
+    if not all(r in revs and revs[r].include and os.path.isdir(revs[r].include) for r in REVS):
+        return []
+    before = set(list_headers(revs["before"].include))
+    after = set(list_headers(revs["after"].include))
+    moved = {h.moved_to for h in report.header_changes if h.moved_to}
+    return sorted(after - before - moved)
+
+
+def summary_section(report, fails, reviews):
+    n_safe, safe = safe_counts(report.comparisons)
+    removed = [h for h in report.header_changes if not h.moved_to]
+    moved = [h for h in report.header_changes if h.moved_to]
+    added = added_headers(report)
+    rows = [("breaks", f'<span class="n-break">{plural(len(fails), "type")}</span> in '
+             f'{plural(len({g.file for g in fails}), "header")}'),
+            ("review", f'<span class="n-review">{plural(len(reviews), "type")}</span>'),
+            ("safe", plural(n_safe, "type") + (": " + ", ".join(
+                f"{escape(r)} {k}" for r, k in sorted(safe.items(), key=lambda x: (-x[1], x[0]))) if safe else "")),
+            ("headers removed", str(len(removed))), ("headers moved", str(len(moved))),
+            ("headers added", str(len(added)))]
+    for k, v in getattr(report, "summary", []) or []:
+        rows.append((escape(str(k)), escape(str(v))))
+    out = ['<h2 id="summary">Summary</h2>', '<table class="summary">']
+    out += [f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows]
+    out.append("</table>")
+    checks = getattr(report, "checks", []) or []
+    if checks:
+        out.append('<h2 id="checks">Checks</h2><table class="list">')
+        for c in checks:
+            state = "pass" if c.passed else "fail"
+            out.append(f'<tr><td><span class="verdict {state}">{state.upper()}</span></td>'
+                       f"<td>{escape(c.description)}</td><td>{len(c.failures)} findings</td></tr>")
+        out.append("</table>")
+    return out
+
+
+def cross_section(report):
+    out = ['<h2 id="cxx">C versus C++</h2>']
+    diffs = [(name, d) for name, ds in (getattr(report, "size_differences", {}) or {}).items() for d in ds]
+    if not diffs:
+        out.append("<p>No type has a different size in C and in C++.</p>")
+        return out
+    out.append('<table class="list"><tr><th>comparison</th><th>type</th><th>C</th><th>C++</th><th>header</th></tr>')
+    for name, d in diffs:
+        out.append(f"<tr><td>{escape(name)}</td><td><code>{escape(d['type'])}</code></td><td>{d['c']}</td>"
+                   f"<td>{d['cxx']}</td><td>{escape(d.get('file') or '')}</td></tr>")
+    out.append("</table>")
+    return out
+
+
+def drift_section(report, accepted):
+    out = ['<h2 id="drift">Drift</h2>']
+    if report.header_changes:
+        out.append('<table class="list"><tr><th>header</th><th>change</th></tr>')
+        for h in report.header_changes:
+            out.append(f"<tr><td>{escape(h.header)}</td><td>"
+                       + (f"moved to {escape(h.moved_to)}" if h.moved_to else "removed") + "</td></tr>")
+        out.append("</table>")
+    else:
+        out.append("<p>No header removed or moved.</p>")
+    if accepted:
+        out.append(f"<h3>Accepted (waived or in the baseline): {plural(len(accepted), 'type')}</h3><ul>")
+        for g in accepted:
+            f = next(f for f in g.findings if f.severity in (WAIVED, BASELINED))
+            out.append(f"<li><code>{escape(g.type)}</code>: {escape(f.severity)}: {escape(f.waiver or '')}"
+                       f" [{escape(g.comparison.name)}]</li>")
+        out.append("</ul>")
+    ioctls = [(name, i) for name, c in report.comparisons.items() for i in c.ioctls]
+    if ioctls:
+        out.append(f"<h3>ioctl numbers that differ: {len(ioctls)}</h3><ul>")
+        out += [f"<li>{escape(str(i.get('text') or i))} [{escape(name)}]</li>" for name, i in ioctls]
+        out.append("</ul>")
+    return out
+
+
+def render_html(report):
+    comps = report.comparisons
+    gs = groups(comps)
+    fails = [g for g in gs if g.worst() == FAIL]
+    reviews = [g for g in gs if g.worst() != FAIL and any(f.tool_severity == "review" for f in g.findings)]
+    accepted = [g for g in gs if g.worst() in (WAIVED, BASELINED)]
+    verdict = report.verdict
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<title>uapi-check: {escape(verdict.upper())} ({escape(report.what)})</title>",
+           f"<style>{CSS}</style></head><body>",
+           f'<h1>uapi-check <span class="verdict {escape(verdict)}" id="verdict">{escape(verdict.upper())}</span></h1>',
+           f"<p>{escape(report.what)}</p>"]
+    out += summary_section(report, fails, reviews)
+    out.append('<h2 id="breaks">Breaks</h2>')
+    out.append('<p class="legend">rows: <span style="background:#fff3c4">moved or changed</span>'
+               '<span style="background:#ffdcc2">resized</span><span style="background:#d7f5d7">added</span>'
+               '<span style="background:#fbd5d5">removed</span></p>')
+    out += [finding_block(g, comps, "break") for g in fails] or ["<p>None.</p>"]
+    out.append('<h2 id="review">Review</h2>')
+    out += [finding_block(g, comps, "review") for g in reviews] or ["<p>None.</p>"]
+    out += cross_section(report)
+    out += drift_section(report, accepted)
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
