@@ -34,7 +34,7 @@ import sys
 import time
 
 from .ci import write_ci_reports
-from .config import ROOT
+from .config import OUT, ROOT
 from .env import check_environment, ensure_tool
 from .headers import step_headers
 from .html import render_html
@@ -80,7 +80,7 @@ def parse_args(argv):
     if not out:
         name = f"{os.path.basename(a.old.rstrip('/'))}-vs-{os.path.basename(a.new.rstrip('/'))}" \
             if a.old else a.kernel
-        out = os.path.join(ROOT, "build", "uapi-check", name)
+        out = os.path.join(OUT, name)
     waivers = a.waivers
     if not waivers and not a.old and os.path.isfile(os.path.join(patches, "waivers")):
         waivers = os.path.join(patches, "waivers")   # what the series changes on purpose

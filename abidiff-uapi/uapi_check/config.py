@@ -1,8 +1,20 @@
 """Fixed settings of a run: where things live, the compiler flags, the languages."""
 import os
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TOOL = os.path.join(ROOT, "build", "abidiff-uapi", "abidiff-uapi")
+_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Installed (meson install): the package sits in DATADIR/abidiff-uapi beside its data (patches/,
+# scripts/, schema/), and the tool is the installed one. In a checkout: abidiff-uapi/uapi_check.
+INSTALLED = os.path.isdir(os.path.join(_PARENT, "patches"))
+ROOT = _PARENT if INSTALLED else os.path.dirname(_PARENT)
+if INSTALLED:
+    TOOL = os.path.join(os.path.dirname(os.path.dirname(_PARENT)), "bin", "abidiff-uapi")
+    # What a run writes: ~/.cache/abidiff-uapi (XDG_CACHE_HOME); reports default to ./uapi-check/.
+    STATE = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "abidiff-uapi")
+    OUT = os.path.abspath("uapi-check")
+else:
+    TOOL = os.path.join(ROOT, "build", "abidiff-uapi", "abidiff-uapi")
+    STATE = os.path.join(ROOT, "build")
+    OUT = os.path.join(STATE, "uapi-check")
 ARCH = "x86_64"
 SRCARCH = "x86"
 
@@ -22,7 +34,7 @@ STATUSES = ("changed", "removed", "renamed", "aliased", "added", "extended")
 
 def cache_dir():
     """The cache shared by runs (installed headers, per-header compile results)."""
-    return os.environ.get("ABIDIFF_UAPI_CACHE", os.path.join(ROOT, "build", "uapi-check", "cache"))
+    return os.environ.get("ABIDIFF_UAPI_CACHE", os.path.join(STATE, "uapi-check", "cache"))
 
 
 def unit_key(lang, rev):

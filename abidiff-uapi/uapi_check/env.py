@@ -4,7 +4,7 @@ import os
 import re
 import shutil
 
-from .config import LANG_NAME, ROOT, TOOL
+from .config import INSTALLED, LANG_NAME, ROOT, TOOL
 from .model import Compiler
 from .util import Fatal, run, run_or_die
 
@@ -75,6 +75,10 @@ def ensure_tool(progress):
     """abidiff-uapi: ABIDIFF_UAPI_TOOL, or built with meson when missing or stale."""
     if os.environ.get("ABIDIFF_UAPI_TOOL"):
         return os.environ["ABIDIFF_UAPI_TOOL"]
+    if INSTALLED:
+        if not os.access(TOOL, os.X_OK):
+            raise Fatal(f"{TOOL}: not installed")
+        return TOOL
     build = os.path.join(ROOT, "build")
     if not os.path.exists(os.path.join(build, "build.ninja")):
         progress.step("configuring the abidiff-uapi build (meson setup build)")

@@ -6,7 +6,7 @@ import os
 import re
 import shutil
 
-from .config import ARCH, REVS, ROOT, cache_dir
+from .config import ARCH, REVS, ROOT, STATE, cache_dir
 from .model import HeaderChange, Revision, Series, Trees
 from .util import Fatal, parallel, run, run_or_die
 
@@ -20,7 +20,8 @@ def resolve_tree(spec):
         return tree
     if not re.fullmatch(r"\d+\.\d+", spec):
         raise Fatal(f"{spec}: neither a directory nor a linux-source version like 6.1")
-    rc, out, err = run([os.path.join(ROOT, "scripts", "kernel-tree"), spec])
+    rc, out, err = run([os.path.join(ROOT, "scripts", "kernel-tree"), spec],
+                       env=dict(os.environ, ABIDIFF_UAPI_TREES=trees_dir()))
     if rc != 0:
         raise Fatal((err.strip().splitlines() or [f"kernel-tree {spec} failed"])[-1])
     return out.strip()
@@ -118,9 +119,14 @@ def copy_headers(src, out, name):
     return dest
 
 
+def trees_dir():
+    """Where scripts/kernel-tree extracts pristine trees (build/trees, or ~/.cache when installed)."""
+    return os.environ.get("ABIDIFF_UAPI_TREES", os.path.join(STATE, "trees"))
+
+
 def tree_key(tree):
     """Cache key of a pristine tree: only trees extracted by scripts/kernel-tree are immutable."""
-    trees = os.path.realpath(os.environ.get("ABIDIFF_UAPI_TREES", os.path.join(ROOT, "build", "trees")))
+    trees = os.path.realpath(trees_dir())
     if os.path.dirname(os.path.realpath(tree)) == trees:
         return os.path.basename(tree)
     return None
