@@ -225,7 +225,21 @@ def render_html(report):
     out.append('<p class="legend">rows: <span style="background:#fff3c4">moved or changed</span>'
                '<span style="background:#ffdcc2">resized</span><span style="background:#d7f5d7">added</span>'
                '<span style="background:#fbd5d5">removed</span></p>')
-    out += [finding_block(g, comps, "break") for g in fails] or ["<p>None.</p>"]
+    # A removed header is one block with its types (as report.txt has it), not one per type.
+    gone = {h.header for h in report.header_changes}
+    by_gone = {}
+    for g in fails:
+        if g.status == "removed" and g.file in gone:
+            by_gone.setdefault(g.file, []).append(g)
+    for header, gs_ in sorted(by_gone.items()):
+        h = next(h for h in report.header_changes if h.header == header)
+        where = f"moved to {h.moved_to}" if h.moved_to else "removed"
+        out.append(f'<div class="finding break gone" data-header="{escape(header)}"><h3>{escape(header)} '
+                   f'{escape(where)}: {plural(len(gs_), "type")}</h3><p>'
+                   + ", ".join(f"<code>{escape(g.type)}</code>" for g in gs_) + "</p></div>")
+    out += [finding_block(g, comps, "break") for g in fails if g.file not in by_gone or g.status != "removed"]
+    if not fails:
+        out.append("<p>None.</p>")
     out.append('<h2 id="review">Review</h2>')
     out += [finding_block(g, comps, "review") for g in reviews] or ["<p>None.</p>"]
     out += cross_section(report)

@@ -96,7 +96,10 @@ def test_the_browser_shows_every_finding_with_its_layouts(page):
     reviews = [f for f in dom.findings if f["class"] == "finding review"]
     names = {f["type"] for f in breaks}
     assert {"struct kvm_run", "struct cxx_only", "enum {KVM_STAT_A}"} <= names
-    assert "struct gone" in names                     # the removed header's types are findings too
+    gone = [f for f in dom.findings if f["class"] == "finding break gone"]      # one block per removed header
+    assert len(gone) == 1 and "linux/gone.h removed: 2 types" in gone[0]["text"]
+    assert "struct gone," in gone[0]["text"] and "struct gone_too" in gone[0]["text"]
+    assert not names & {"struct gone", "struct gone_too"}
     assert "struct clone_args" in {f["type"] for f in reviews}
     assert not names & {f["type"] for f in reviews}
     kvm = next(f for f in breaks if f["type"] == "struct kvm_run")
