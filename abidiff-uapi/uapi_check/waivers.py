@@ -5,7 +5,7 @@ Waiver file (--waivers FILE), one waiver a line, `#` starts a comment line:
     TYPE[.MEMBER]  reason text
 
 TYPE is a type as the tool names it (`struct kvm_run`, `union x`, `enum foo`, `enum {FIRST}` for an
-anonymous enum, or a typedef name); MEMBER is a member, a dotted path inside anonymous members
+anonymous enum, a typedef name, or `ioctl NAME` for an ioctl request number); MEMBER is a member, a dotted path inside anonymous members
 (`u.p.x`), or an enumerator. The reason is mandatory. A waived finding is reported as waived, with
 its reason, and does not fail. A waiver for TYPE covers every finding of that type, one for
 TYPE.MEMBER the findings about that member (and what lies inside it).
@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from .judge import BASELINED, FAIL, WAIVED
 from .util import Fatal
 
-AGGREGATES = ("struct", "union", "enum")
+# Words that begin a two-word name: the tool's types, and "ioctl NAME" for a request number.
+AGGREGATES = ("struct", "union", "enum", "ioctl")
 TYPE_NAME = re.compile(r"[A-Za-z_]\w*|\{[A-Za-z_]\w*\}")
 MEMBER_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
