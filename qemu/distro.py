@@ -170,12 +170,27 @@ base_names = {}
 
 
 def modinfo(sections):
+    """.modinfo's fields; alias and softdep may repeat, so each value is a list."""
     info = {}
     for field in sections.get(".modinfo", b"").split(b"\0"):
         k, sep, v = field.partition(b"=")
         if sep:
-            info.setdefault(k.decode(errors="replace"), v.decode(errors="replace"))
+            info.setdefault(k.decode(errors="replace"), []).append(v.decode(errors="replace"))
     return info
+
+
+def softdep_pre(info):
+    """The modules a softdep= field asks to load first ("pre: crc32c"): libcrc32c's init needs
+    the crc32c algorithm, which nothing in the guest would load on request (no modprobe)."""
+    pre = []
+    for value in info.get("softdep", []):
+        words, mode = value.split(), None
+        for w in words:
+            if w in ("pre:", "post:"):
+                mode = w
+            elif mode == "pre:":
+                pre.append(w)
+    return pre
 
 
 def cmd_modules(root, vmlinux, uapi_names_file, outdir, max_load=1000000):
@@ -217,17 +232,32 @@ def cmd_modules(root, vmlinux, uapi_names_file, outdir, max_load=1000000):
                 secs = elf_sections(data, path)
                 info = modinfo(secs)
                 # The kernel's module names have "_" where file names and depends= may have "-".
-                name = (info.get("name") or fn.split(".ko")[0]).replace("-", "_")
+                name = (info.get("name", [None])[0] or fn.split(".ko")[0]).replace("-", "_")
                 btf = secs.get(".BTF")
                 names = btf_own_names(btf, base_str_len, path) if btf else []
                 modules[name] = {
                     "name": name,
                     "path": os.path.relpath(path, root),
-                    "depends": [d.replace("-", "_") for d in info.get("depends", "").split(",") if d],
+                    "depends": [d.replace("-", "_") for d in info.get("depends", [""])[0].split(",") if d],
+                    "softdep_pre": softdep_pre(info),
+                    "aliases": info.get("alias", []),
                     "btf": btf is not None,
                     "uapi_types": sorted(set(names) & uapi),
                     "_data": data,
                 }
+    # A softdep names a module or an alias ("crc32c", "crypto-crc32c"): the first module with that
+    # name or alias (in name order, so the generic implementation comes before crc32c_intel's) loads
+    # first, like a hard dependency.
+    alias_of = {}
+    for m in sorted(modules):
+        for a in modules[m].pop("aliases"):
+            alias_of.setdefault(a.replace("-", "_"), m)
+    for m in modules.values():
+        for w in m["softdep_pre"]:
+            w = w.replace("-", "_")
+            dep = w if w in modules else alias_of.get(w) or alias_of.get("crypto_" + w)
+            if dep and dep != m["name"] and dep not in m["depends"]:
+                m["depends"].append(dep)
     # Split BTF is split on vmlinux only: a type that snd_pcm defines is defined again in every module
     # that uses it. Load a small set of modules that together define every UAPI type that any module
     # defines: greedily, the module whose dependency closure adds the most names not yet covered.
