@@ -177,3 +177,34 @@ def summary_lines(section):
         if d.get("why"):
             lines.append("      why: %s" % d["why"])
     return lines
+
+
+def main(argv=None):
+    """python3 qemu/distro_btf.py RESULTS KERNEL NAMES_C NAMES_CXX OUT.json: judge a results directory
+    (qemu/distro-check's) and write {"passed", "reasons", "btf"} to OUT.json; exit 0 passed, 1 not."""
+    import sys
+    import tempfile
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 5:
+        print(main.__doc__, file=sys.stderr)
+        return 2
+    results, kernel, nc, ncxx, out = argv
+    for f in (nc, ncxx):
+        if not os.path.isfile(f):
+            print("distro_btf.py: %s: no such file" % f, file=sys.stderr)
+            return 2
+    section, reasons = judge(results, kernel, load_names(nc), load_names(ncxx))
+    doc = {"kernel": kernel, "passed": not reasons, "reasons": reasons, "btf": section}
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(out)), prefix=".tmp-")
+    with os.fdopen(fd, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, out)
+    print("\n".join(["distro_btf: linux %s: %s" % (kernel, "PASS" if not reasons else "FAIL")] +
+                    ["  reason: %s" % r for r in reasons] + summary_lines(section)))
+    return 0 if not reasons else 1
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
