@@ -5,10 +5,13 @@
 #include <linux/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <gelf.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -321,8 +324,52 @@ struct au_error *btf_read_layouts(const char *path, struct layout_model *model)
 	return btf_read_layouts_fd(path, fd, model);
 }
 
-struct au_error *btf_read_layouts_fd(const char *path, int fd, struct layout_model *model)
+/* The .BTF section of an ELF image (a vmlinux, a module's .ko), copied, or
+ * NULL when it has none. */
+static unsigned char *elf_btf_section(unsigned char *data, size_t size, size_t *btf_size)
 {
+	elf_version(EV_CURRENT);
+	Elf *e = elf_memory((char *)data, size);
+	size_t shstrndx;
+	unsigned char *copy = NULL;
+	if (e && elf_getshdrstrndx(e, &shstrndx) == 0) {
+		for (Elf_Scn *scn = elf_nextscn(e, NULL); scn && !copy; scn = elf_nextscn(e, scn)) {
+			GElf_Shdr sh;
+			const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+			Elf_Data *d = name && strcmp(name, ".BTF") == 0 && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
+			if (d && d->d_buf && d->d_size && (copy = malloc(d->d_size))) {
+				memcpy(copy, d->d_buf, d->d_size);
+				*btf_size = d->d_size;
+			}
+		}
+	}
+	elf_end(e);
+	return copy;
+}
+
+/* libbpf 1.1 has no btf__new_split (1.3 has): the bytes already read go
+ * through a memory file to btf__parse_raw_split. */
+static struct btf *new_split(const unsigned char *data, size_t size, struct btf *base)
+{
+	int mfd = memfd_create("abidiff-uapi-btf", MFD_CLOEXEC);
+	if (mfd < 0)
+		return NULL;
+	struct btf *btf = NULL;
+	char procpath[64];
+	snprintf(procpath, sizeof(procpath), "/proc/self/fd/%d", mfd);
+	if (write(mfd, data, size) == (ssize_t)size)
+		btf = btf__parse_raw_split(procpath, base);
+	int e = errno;
+	close(mfd);
+	errno = e;
+	return btf;
+}
+
+/* Raw BTF or an ELF file's .BTF section from fd (closed here), split on base
+ * when base is not NULL. */
+static struct au_error *parse_fd(const char *path, int fd, struct btf *base, struct btf **ret)
+{
+	*ret = NULL;
 	struct stat st;
 	if (fstat(fd, &st) != 0 || st.st_size > (1LL << 31)) {
 		close(fd);
@@ -344,12 +391,21 @@ struct au_error *btf_read_layouts_fd(const char *path, int fd, struct layout_mod
 		return au_error_format("%s: not raw BTF: %zu bytes, shorter than a BTF header", path, size);
 	}
 	memcpy(&hdr, data, sizeof(hdr));
-	if (hdr.magic != BTF_MAGIC) {
-		bool elf = memcmp(data, "\177ELF", 4) == 0;
+	if (hdr.magic != BTF_MAGIC && memcmp(data, "\177ELF", 4) == 0) {
+		size_t btf_size = 0;
+		unsigned char *btf_data = elf_btf_section(data, size, &btf_size);
 		free(data);
-		if (elf)
-			return au_error_format("%s: an ELF file, not raw BTF (--btf reads raw BTF, such as "
-					       "/sys/kernel/btf/vmlinux)", path);
+		if (!btf_data || btf_size < sizeof(hdr)) {
+			free(btf_data);
+			return au_error_format("%s: an ELF file with no .BTF section (--btf reads raw BTF, such as "
+					       "/sys/kernel/btf/vmlinux, or the .BTF of a vmlinux or a .ko)", path);
+		}
+		data = btf_data;
+		size = btf_size;
+		memcpy(&hdr, data, sizeof(hdr));
+	}
+	if (hdr.magic != BTF_MAGIC) {
+		free(data);
 		return au_error_format("%s: not raw BTF (no BTF magic number)", path);
 	}
 	/* libbpf 1.1 does not check that the sections are 4-byte aligned, and
@@ -361,11 +417,43 @@ struct au_error *btf_read_layouts_fd(const char *path, int fd, struct layout_mod
 	}
 	libbpf_set_print(silent);
 	errno = 0;
-	struct btf *btf = btf__new(data, (uint32_t)size);
+	struct btf *btf = base ? new_split(data, size, base) : btf__new(data, (uint32_t)size);
 	int e = errno;
 	free(data);
 	if (!btf || libbpf_get_error(btf))
-		return au_error_format("%s: corrupt BTF (%s)", path, strerror(e ? e : EINVAL));
+		return au_error_format("%s: corrupt BTF%s (%s)", path, base ? ", or not split BTF on its base" : "",
+				       strerror(e ? e : EINVAL));
+	*ret = btf;
+	return NULL;
+}
+
+struct au_error *btf_read_layouts_fd(const char *path, int fd, struct layout_model *model)
+{
+	return btf_read_layouts_split_fd(path, fd, NULL, model);
+}
+
+struct au_error *btf_read_layouts_split_fd(const char *path, int fd, const char *base, struct layout_model *model)
+{
+	struct btf *base_btf = NULL, *btf;
+	struct au_error *err = NULL;
+	if (base) {
+		int bfd = au_open_input(base, &err);
+		if (bfd < 0) {
+			close(fd);
+			return err;
+		}
+		if ((err = parse_fd(base, bfd, NULL, &base_btf))) {
+			close(fd);
+			return err;
+		}
+	}
+	if ((err = parse_fd(path, fd, base_btf, &btf))) {
+		btf__free(base_btf);
+		return err;
+	}
+	/* Split BTF: the model holds the split's own types (ids from the
+	 * base's count on); base types are read only where a member uses them. */
+	uint32_t first = base_btf ? btf__type_cnt(base_btf) : 1;
 	struct btf_reader r = { .btf = btf, .model = model, .n = btf__type_cnt(btf) };
 	strmap_init(&r.names);
 	r.infos = calloc(r.n, sizeof(*r.infos));
@@ -375,6 +463,7 @@ struct au_error *btf_read_layouts_fd(const char *path, int fd, struct layout_mod
 		free(r.anon_names);
 		strmap_deinit(&r.names);
 		btf__free(btf);
+		btf__free(base_btf);
 		return &au_error_nomem;
 	}
 	/* Pass 1: typedefs that name anonymous aggregates. */
@@ -406,7 +495,7 @@ struct au_error *btf_read_layouts_fd(const char *path, int fd, struct layout_mod
 	 * aggregate: BTF deduplication lets two typedefs share one anonymous
 	 * struct, and each name is a type of its own to a C programmer. The
 	 * first of a duplicated name wins. */
-	for (uint32_t id = 1; id < r.n; id++) {
+	for (uint32_t id = first; id < r.n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
 		const char *name = NULL;
 		uint32_t target = id;
@@ -450,6 +539,7 @@ struct au_error *btf_read_layouts_fd(const char *path, int fd, struct layout_mod
 	free(r.anon_names);
 	strmap_deinit(&r.names);
 	btf__free(btf);
+	btf__free(base_btf);
 	if (r.err) {
 		struct au_error *err = au_error_format("%s: %s", path, r.err->message);
 		au_error_destroy(r.err);

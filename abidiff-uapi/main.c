@@ -57,6 +57,10 @@ static const char usage_text[] =
 	"      --btf               read OLD (diff) or FILE (dump) as raw BTF, such as\n"
 	"                          /sys/kernel/btf/vmlinux, instead of DWARF (raw BTF\n"
 	"                          is also recognised by its magic number, on either side)\n"
+	"                          or the .BTF section of an ELF file (a vmlinux, a .ko)\n"
+	"      --btf-base=FILE     with --btf: OLD (or FILE) is split BTF on FILE's (raw\n"
+	"                          BTF or ELF), as a module's is on vmlinux's; only the\n"
+	"                          types the split BTF itself defines are compared\n"
 	"      --alt=FILE          a dwz supplement (dwz -m FILE) for the inputs that\n"
 	"                          need one, matched by build ID; may be repeated. By\n"
 	"                          default it is looked for where the input names it\n"
@@ -84,6 +88,7 @@ struct options {
 	bool strict;
 	enum severity fail_on;
 	bool btf;
+	const char *btf_base;
 	const char *output;
 	struct dwarf_read_options dwarf;
 };
@@ -102,13 +107,14 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_FORMAT = 256, OPT_TYPE, OPT_HEADERS, OPT_COMMON, OPT_BTF, OPT_HELP, OPT_VERSION, OPT_STRICT,
-	       OPT_FAIL_ON, OPT_ALT };
+	       OPT_FAIL_ON, OPT_ALT, OPT_BTF_BASE };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "type", required_argument, NULL, OPT_TYPE },
 		{ "headers", required_argument, NULL, OPT_HEADERS },
 		{ "common-only", no_argument, NULL, OPT_COMMON },
 		{ "btf", no_argument, NULL, OPT_BTF },
+		{ "btf-base", required_argument, NULL, OPT_BTF_BASE },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 		{ "alt", required_argument, NULL, OPT_ALT },
@@ -148,6 +154,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_BTF:
 			o->btf = true;
+			break;
+		case OPT_BTF_BASE:
+			o->btf_base = optarg;
 			break;
 		case OPT_STRICT:
 			o->strict = true;
@@ -245,7 +254,9 @@ static struct au_error *load(const char *path, bool btf, const struct options *o
 	if (fd < 0)
 		return err;
 	btf = btf || is_raw_btf(fd);
-	err = btf ? btf_read_layouts_fd(path, fd, m) : dwarf_read_layouts_fd(path, fd, m, &o->dwarf);
+	/* --btf-base applies to OLD (or dump's FILE), the side --btf names. */
+	const char *base = path == o->files[0] ? o->btf_base : NULL;
+	err = btf ? btf_read_layouts_split_fd(path, fd, base, m) : dwarf_read_layouts_fd(path, fd, m, &o->dwarf);
 	if (err)
 		return err;
 	/* BTF records no declaring files: --headers narrows the DWARF side, and
@@ -348,6 +359,8 @@ int main(int argc, char **argv)
 		return usage_error("--format=sarif and --format=junit apply to diff only");
 	if ((o.strict || o.fail_on) && !diff)
 		return usage_error("--strict and --fail-on apply to diff only");
+	if (o.btf_base && !o.btf)
+		return usage_error("--btf-base needs --btf (the split BTF is OLD, or dump's FILE)");
 	for (int i = 0; i < o.nheaders; i++) {
 		o.header_real[i] = realpath(o.header_dirs[i], NULL);
 		if (!o.header_real[i]) {

@@ -129,6 +129,41 @@ def describe(finding):
     return json.dumps(finding, sort_keys=True)
 
 
+def distro_report(res, args, reasons):
+    """The BTF of Debian's kernel and its modules against the objects (distro_btf), and which modules
+    the guest loaded. Appends its failure reasons to reasons."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import distro_btf
+    names = {lang: distro_btf.load_names(getattr(args, "uapi_names_" + lang)) for lang in ("c", "cxx")}
+    section, why = distro_btf.judge(res, args.kernel, names["c"], names["cxx"])
+    reasons.extend(why)
+    try:
+        with open(args.distro, encoding="utf-8") as f:
+            chosen = json.load(f)
+    except (OSError, ValueError):
+        chosen = {}
+    status = {}
+    for line in (read(os.path.join(res, "modules.tsv"), "") or "").splitlines():
+        fields = line.split("\t") + ["", ""]
+        status[fields[0]] = {"status": fields[1], "error": fields[2]}
+    per = section["per_btf"]
+    modules = {
+        "in_package": chosen.get("modules"), "defining_uapi_types": chosen.get("defining_uapi_types"),
+        "chosen": chosen.get("selected"), "to_load": len(status),
+        "loaded": sum(1 for s in status.values() if s["status"] == "loaded"),
+        "failed": {m: s["error"] for m, s in sorted(status.items()) if s["status"] != "loaded"},
+        "counts": {m: {"types_defined": e.get("types_defined"),
+                       "c": e.get("c", {}).get("types_compared"), "cxx": e.get("cxx", {}).get("types_compared")}
+                   for m, e in sorted(per.items())},
+    }
+    summary = distro_btf.summary_lines(section)
+    summary.insert(0, "  modules: %d of %d loaded (%d in the package, %d define UAPI types)" % (
+        modules["loaded"], modules["to_load"], modules["in_package"] or 0, modules["defining_uapi_types"] or 0))
+    for m, e in list(modules["failed"].items())[:20]:
+        summary.insert(1, "    not loaded: %s: %s" % (m, e))
+    return {"btf": section, "modules": modules, "summary": summary}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--results", required=True)
@@ -139,6 +174,11 @@ def main():
     ap.add_argument("--boot-seconds", type=int, default=0)
     ap.add_argument("--total-seconds", type=int, default=0)
     ap.add_argument("--reason", action="append", default=[])
+    # qemu/run --distro-kernel: the modules chosen (modules.json of qemu/distro.py) and the type names
+    # of the C and C++ objects; the BTF is then judged by distro_btf.
+    ap.add_argument("--distro")
+    ap.add_argument("--uapi-names-c")
+    ap.add_argument("--uapi-names-cxx")
     args = ap.parse_args()
     res = args.results
 
@@ -172,6 +212,10 @@ def main():
         judge_btf(lang, entry, expected, checks)
     failed = [c for c in checks if c["status"] != "pass"]
     reasons = list(args.reason)
+    distro = None
+    if args.distro:
+        distro = distro_report(res, args, reasons)
+        btf = distro["btf"]
     if not checks and not reasons:
         reasons.append("the guest ran no checks")
     if failed:
@@ -197,6 +241,9 @@ def main():
         "programs": programs,
         "seconds": {"boot_and_checks": args.boot_seconds, "total": args.total_seconds},
     }
+    if distro:
+        report["distro_package"] = args.key
+        report["modules"] = distro["modules"]
     with open(os.path.join(args.out, "guest-report.json"), "w") as f:
         json.dump(report, f, indent=2, sort_keys=False)
         f.write("\n")
@@ -208,7 +255,9 @@ def main():
     lines.append("  matrix: %d comparisons, %d identical to the host" % (len(matrix), len(matrix) - len(differing)))
     for d in differing:
         lines.append("    differs: %s (%s)" % (d["name"], d["detail"]))
-    for lang, entry in btf.items():
+    if distro:
+        lines.extend(distro["summary"])
+    for lang, entry in ({} if distro else btf).items():
         if entry is None:
             lines.append("  btf %s: not run" % lang)
             continue
