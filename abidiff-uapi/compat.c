@@ -62,6 +62,9 @@ struct classifier {
 	 * cause is found: what moved inside them moved with them. */
 	uint64_t (*ranges)[2];
 	size_t nranges, capranges;
+	/* Members found misaligned: their 64-bit offset and how far they moved. */
+	uint64_t (*moves)[2];
+	size_t nmoves, capmoves;
 	/* The causes of the finding being classified, and where each is: the
 	 * bit offset of its member (on the 64-bit side when it has one), or
 	 * UINT64_MAX for the type as a whole. */
@@ -481,9 +484,25 @@ static bool moved_align8(struct classifier *k, const struct change *ch)
 	const struct flat_member *f64 = side64(k, ch), *f32 = side32(k, ch);
 	if (f32->member->is_bitfield)
 		return false;
-	return moved_alignment(k, f64->name, arena_printf(&k->c->arena, "member %s", decl(&k->c->arena, f32)),
+	/* __u32 a; __u64 b, c, d;: on i386 b is 4 bytes early, and c and d
+	 * with it: only b is misaligned by its own doing. A member at the same
+	 * offset (another union arm) is reported on its own. */
+	uint64_t delta = f64->bit_offset - f32->bit_offset;
+	for (size_t i = 0; i < k->nmoves; i++)
+		if (k->moves[i][0] < f64->bit_offset && k->moves[i][1] == delta)
+			return true;
+	if (!moved_alignment(k, f64->name, arena_printf(&k->c->arena, "member %s", decl(&k->c->arena, f32)),
 			       fixed8_key(strip_arrays(f32->member->type_key)), f64->bit_offset, f32->bit_offset,
-			       member_holds(k, f32->member, 0));
+			       member_holds(k, f32->member, 0)))
+		return false;
+	if (k->nmoves == k->capmoves) {
+		k->capmoves = k->capmoves ? 2 * k->capmoves : 8;
+		k->moves = xrealloc(k->moves, k->capmoves * sizeof(*k->moves));
+	}
+	k->moves[k->nmoves][0] = f64->bit_offset;
+	k->moves[k->nmoves][1] = delta;
+	k->nmoves++;
+	return true;
 }
 
 static void add_range(struct classifier *k, uint64_t start, uint64_t end)
@@ -615,6 +634,7 @@ static void classify(struct classifier *k, struct type_finding *f)
 	struct arena *a = &k->c->arena;
 	k->n = 0;
 	k->nranges = 0;
+	k->nmoves = 0;
 	const struct layout_type *t64 = k->old_is_64 ? f->old_type : f->new_type;
 	const struct layout_type *t32 = k->old_is_64 ? f->new_type : f->old_type;
 	if (!f->old_type || !f->new_type) {
@@ -633,7 +653,7 @@ static void classify(struct classifier *k, struct type_finding *f)
 			 * already blamed moved with it. */
 			if (ch->old_member.member->nested && ch->new_member.member->nested) {
 				const struct flat_member *f64 = side64(k, ch);
-				if ((ch->what & DIFF_OFFSET) && moved_align8(k, ch))
+				if ((ch->what & DIFF_OFFSET) && !cause_at_or_around(k, f64->name) && moved_align8(k, ch))
 					add_range(k, f64->bit_offset, f64->bit_offset + 8 * f64->member->size);
 			} else if (ch->what & (DIFF_SIZE | DIFF_BIT_SIZE | DIFF_TYPE)) {
 				width_cause(k, ch);
@@ -762,6 +782,7 @@ void compat_classify(struct comparison *c, const struct layout_model *old_model,
 	strmap_deinit(&k.findings);
 	strmap_deinit(&k.holds);
 	free(k.ranges);
+	free(k.moves);
 	c->compat = s;
 }
 
