@@ -69,6 +69,11 @@ def figures(finding, cause):
     """(abi, C expression, expected value) that the cause's detail states; abi is 32 or 64."""
     t, d, m = finding["name"], cause["detail"], cause.get("member")
     out = []
+    # A bit-field has no offsetof or sizeof to compile (its size is its storage unit's).
+    for ch in finding.get("changes", []):
+        sides = [ch[k] for k in ("old", "new") if isinstance(ch.get(k), dict)]
+        if any(x.get("name") == m and "bit_size" in x for x in sides):
+            return out
     # "member __u64 b at 4 (32-bit) vs 8 (64-bit)"
     g = re.search(r"at (\d+) \(32-bit\) vs (\d+) \(64-bit\)", d)
     if g and m:
