@@ -14,28 +14,6 @@ struct arena_chunk {
 
 enum { ARENA_CHUNK_SIZE = 256 * 1024 };
 
-void au_out_of_memory(void)
-{
-	fputs("abidiff-uapi: out of memory\n", stderr);
-	exit(2);
-}
-
-static void *xmalloc(size_t size)
-{
-	void *p = malloc(size);
-	if (!p)
-		au_out_of_memory();
-	return p;
-}
-
-void *xrealloc(void *p, size_t size)
-{
-	void *q = realloc(p, size ? size : 1);
-	if (!q)
-		au_out_of_memory();
-	return q;
-}
-
 void arena_init(struct arena *a)
 {
 	memset(a, 0, sizeof(*a));

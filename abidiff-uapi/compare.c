@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "typekey.h"
 
 struct comparer {
 	const struct layout_model *old_model, *new_model;
@@ -55,33 +56,15 @@ static const char *shape_of(struct comparer *c, int side, const char *name)
 	const struct layout_type *t = layout_model_find(side ? c->new_model : c->old_model, name);
 	if (!t)
 		return NULL;
-	k = layout_anon_key(&c->out->arena, t);
+	k = au_typekey_anon(&c->out->arena, t);
 	strmap_put(&c->shapes[side], name, (void *)k);
 	return k;
-}
-
-static size_t sigil_prefix(const char *k)
-{
-	size_t i = 0;
-	while (k[i] && strchr("[]*0123456789", k[i]))
-		i++;
-	return i;
-}
-
-static bool is_anon_key(const char *k)
-{
-	return strncmp(k, "struct{", 7) == 0 || strncmp(k, "union{", 6) == 0;
-}
-
-static bool is_named_key(const char *k)
-{
-	return strncmp(k, "struct ", 7) == 0 || strncmp(k, "union ", 6) == 0;
 }
 
 /* A key that is the typedef name of an anonymous aggregate on side `side`. */
 static bool is_typedef_key(struct comparer *c, int side, const char *k)
 {
-	if (is_anon_key(k) || is_named_key(k) || strncmp(k, "enum ", 5) == 0)
+	if (au_typekey_is_anon(k) || au_typekey_is_named(k))
 		return false;
 	const struct layout_type *t = layout_model_find(side ? c->new_model : c->old_model, k);
 	return t && t->kind != LAYOUT_ENUM;
@@ -95,22 +78,22 @@ static bool same_type(struct comparer *c, const char *a, int sa, const char *b, 
 {
 	if (strcmp(a, b) == 0)
 		return true;
-	size_t p = sigil_prefix(a);
-	if (p != sigil_prefix(b) || strncmp(a, b, p) != 0)
+	size_t p = au_typekey_sigil_prefix(a);
+	if (p != au_typekey_sigil_prefix(b) || strncmp(a, b, p) != 0)
 		return false;
 	a += p;
 	b += p;
 	/* uuid_le and guid_t, typedefs naming anonymous structs: the same
 	 * layout under another typedef is the same type to C code. */
 	if (is_typedef_key(c, 0, a) || is_typedef_key(c, 1, b)) {
-		const char *ka = is_anon_key(a) ? a : shape_of(c, sa, a), *kb = is_anon_key(b) ? b : shape_of(c, sb, b);
+		const char *ka = au_typekey_is_anon(a) ? a : shape_of(c, sa, a), *kb = au_typekey_is_anon(b) ? b : shape_of(c, sb, b);
 		return ka && kb && strcmp(ka, kb) == 0;
 	}
-	if (is_anon_key(a) && is_named_key(b)) {
+	if (au_typekey_is_anon(a) && au_typekey_is_named_aggregate(b)) {
 		const char *sb_key = shape_of(c, sb, b);
 		return sb_key && strcmp(a, sb_key) == 0;
 	}
-	if (is_named_key(a) && is_anon_key(b)) {
+	if (au_typekey_is_named_aggregate(a) && au_typekey_is_anon(b)) {
 		const char *sa_key = shape_of(c, sa, a);
 		return sa_key && strcmp(sa_key, b) == 0;
 	}
@@ -198,22 +181,6 @@ static bool occupies(const struct flat_member *fm)
 	return !fm->member->nested && member_bits(fm->member) > 0;
 }
 
-/* The element key of a zero-size array, "[]u8" and "[0]u8" both "u8", or
- * NULL for anything else. */
-static const char *zero_array_element(const char *key)
-{
-	if (strncmp(key, "[]", 2) == 0)
-		return key + 2;
-	if (strncmp(key, "[0]", 3) == 0)
-		return key + 3;
-	return NULL;
-}
-
-/* The element key of a one-element array, "[1]u8" -> "u8", or NULL. */
-static const char *one_element(const char *key)
-{
-	return strncmp(key, "[1]", 3) == 0 ? key + 3 : NULL;
-}
 
 struct member_context {
 	const struct layout_type *old_type, *new_type;
@@ -270,7 +237,7 @@ static void grade_member(struct comparer *c, const struct member_context *mc, st
 			 const struct type_finding *inner)
 {
 	const struct flat_member *o = &ch->old_member, *n = &ch->new_member;
-	const char *eo = zero_array_element(o->member->type_key), *en = zero_array_element(n->member->type_key);
+	const char *eo = au_typekey_zero_array_element(o->member->type_key), *en = au_typekey_zero_array_element(n->member->type_key);
 	if (!(ch->what & DIFF_OFFSET) && member_bits(o->member) == 0 && member_bits(n->member) == 0 && eo && en &&
 	    same_type(c, eo, 0, en, 1)) {
 		because(ch, REASON_FLEXIBLE_SPELLING);
@@ -278,7 +245,7 @@ static void grade_member(struct comparer *c, const struct member_context *mc, st
 	}
 	/* T x[1] -> T x[] at the end of a struct whose size is kept: the old
 	 * one-element array was a flexible array spelled the old way. */
-	const char *e1o = one_element(o->member->type_key), *e1n = one_element(n->member->type_key);
+	const char *e1o = au_typekey_one_element(o->member->type_key), *e1n = au_typekey_one_element(n->member->type_key);
 	if (!(ch->what & DIFF_OFFSET) && mc->old_type->size == mc->new_type->size &&
 	    ((e1o && en && member_bits(n->member) == 0 && same_type(c, e1o, 0, en, 1)) ||
 	     (e1n && eo && member_bits(o->member) == 0 && same_type(c, eo, 0, e1n, 1)))) {
@@ -408,7 +375,7 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 	index_flat(&in, fn, nn);
 	/* u.p.x is compared only where both sides give u an anonymous type;
 	 * where one side names u's type, u's own type key says it all. */
-	bool *keep_o = xrealloc(NULL, (no ? no : 1) * sizeof(bool)), *keep_n = xrealloc(NULL, (nn ? nn : 1) * sizeof(bool));
+	bool *keep_o = xmalloc((no ? no : 1) * sizeof(bool)), *keep_n = xmalloc((nn ? nn : 1) * sizeof(bool));
 	size_t ko = mark_paths(fo, no, &io, &in, keep_o), kn = mark_paths(fn, nn, &in, &io, keep_n);
 	if (ko != no || kn != nn) {
 		no = compact(fo, no, keep_o);
@@ -421,7 +388,7 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 	free(keep_o);
 	free(keep_n);
 	struct member_context mc = { .old_type = o, .new_type = n, .fo = fo, .no = no };
-	bool *used = xrealloc(NULL, (nn ? nn : 1) * sizeof(*used));
+	bool *used = xmalloc((nn ? nn : 1) * sizeof(*used));
 	memset(used, 0, (nn ? nn : 1) * sizeof(*used));
 
 	/* Common names first: where each went. */

@@ -29,6 +29,8 @@
 
 #include "dwarf_reader.h"
 #include "input.h"
+#include "strbuf.h"
+#include "typekey.h"
 
 /* Types nest (pointers, typedefs, arrays, anonymous members) as deep as a
  * program likes; the recursion that reads them stops at MAX_DEPTH levels,
@@ -227,20 +229,11 @@ static const char *decl_file(struct reader *r, Dwarf_Die *die)
 	if (!string_ok_or_built(r, f))
 		return NULL;
 	char *joined = NULL;
-	if (f[0] != '/' && r->comp_dir) {
-		if (asprintf(&joined, "%s/%s", r->comp_dir, f) < 0)
-			return NULL;
-		f = joined;
-	}
+	if (f[0] != '/' && r->comp_dir)
+		f = joined = xasprintf("%s/%s", r->comp_dir, f);
 	/* Collapse "//", "/./" and "dir/../" without touching the disk: the
 	 * headers need not exist on the machine that reads the object. */
-	size_t len = strlen(f);
-	char *out = malloc(len + 2);
-	if (!out) {
-		free(joined);
-		return NULL;
-	}
-	size_t o = 0;
+	struct strbuf out = STRBUF_INIT;
 	const char *p = f;
 	while (*p) {
 		while (*p == '/')
@@ -252,25 +245,21 @@ static const char *decl_file(struct reader *r, Dwarf_Die *die)
 		if (n == 0 || (n == 1 && s[0] == '.'))
 			continue;
 		if (n == 2 && s[0] == '.' && s[1] == '.') {
-			while (o > 0 && out[o - 1] != '/')
-				o--;
-			if (o > 0)
-				o--;
+			const char *o = strbuf_str(&out), *slash = strrchr(o, '/');
+			strbuf_truncate(&out, slash ? (size_t)(slash - o) : 0);
 			continue;
 		}
-		if (o > 0 || f[0] == '/')
-			out[o++] = '/';
-		memcpy(out + o, s, n);
-		o += n;
+		if (out.len > 0 || f[0] == '/')
+			strbuf_putc(&out, '/');
+		strbuf_add(&out, s, n);
 	}
-	out[o] = '\0';
 	/* Interned: thousands of types share a few hundred files. */
-	char *res = strmap_get(&r->files, out);
+	char *res = strmap_get(&r->files, strbuf_str(&out));
 	if (!res) {
-		res = arena_strdup(&r->model->arena, out);
+		res = strbuf_arena_copy(&out, &r->model->arena);
 		strmap_put(&r->files, res, res);
 	}
-	free(out);
+	strbuf_release(&out);
 	free(joined);
 	return res;
 }
@@ -304,7 +293,7 @@ static const char *base_key(struct reader *r, Dwarf_Die *die, uint64_t size)
 	const char *name = die_name(r, die);
 	if (name && strcmp(name, "char") == 0 && (base == BASE_SIGNED || base == BASE_UNSIGNED))
 		base = BASE_CHAR;
-	return layout_base_key(&r->model->arena, base, 8 * size, name);
+	return au_typekey_base(&r->model->arena, base, 8 * size, name);
 }
 
 /* The element count of one array dimension; -1 for "no elements" ([] or
@@ -340,8 +329,7 @@ static struct type_info *array_info(struct reader *r, Dwarf_Die *die, struct typ
 	struct type_info *et = NULL;
 	if (die_type(die, &elem))
 		et = type_info_of(r, &elem, depth + 1);
-	char dims[256] = "";
-	size_t dl = 0;
+	struct strbuf dims = STRBUF_INIT;
 	uint64_t count = 1;
 	bool flexible = false;
 	Dwarf_Die child;
@@ -355,24 +343,24 @@ static struct type_info *array_info(struct reader *r, Dwarf_Die *die, struct typ
 				c = 0;
 			}
 			count *= (uint64_t)c;
-			int n = c ? snprintf(dims + dl, sizeof(dims) - dl, "[%" PRId64 "]", c)
-				  : snprintf(dims + dl, sizeof(dims) - dl, "[]");
-			if (n > 0 && (size_t)n < sizeof(dims) - dl)
-				dl += (size_t)n;
+			if (c)
+				strbuf_printf(&dims, "[%" PRId64 "]", c);
+			else
+				strbuf_puts(&dims, "[]");
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
-	if (dl == 0) {
-		strcpy(dims, "[]");
+	if (dims.len == 0) {
+		strbuf_puts(&dims, "[]");
 		flexible = true;
 		count = 0;
 	}
 	const char *ed = et ? et->display : "void";
-	const char *ek = et ? et->key : "void";
-	ti->display = arena_printf(&r->model->arena, "%s%s", ed, dims);
+	const char *ek = et ? et->key : TYPEKEY_VOID;
+	ti->display = arena_printf(&r->model->arena, "%s%s", ed, strbuf_str(&dims));
+	strbuf_release(&dims);
 	/* T[2][65] and T[130] are the same layout (and BTF, from pahole, keeps
 	 * only the latter): the key counts elements. */
-	ti->key = flexible ? arena_printf(&r->model->arena, "[]%s", ek)
-			   : arena_printf(&r->model->arena, "[%" PRIu64 "]%s", count, ek);
+	ti->key = au_typekey_array(&r->model->arena, count, flexible, ek);
 	ti->embeds = et ? et->embeds : NULL;
 	ti->flexible = flexible;
 	ti->size = flexible ? 0 : count * (et && et->has_size ? et->size : 0);
@@ -383,46 +371,29 @@ static struct type_info *array_info(struct reader *r, Dwarf_Die *die, struct typ
 static struct type_info *function_info(struct reader *r, Dwarf_Die *die, struct type_info *ti, int depth)
 {
 	Dwarf_Die ret;
-	const char *rk = "void";
+	const char *rk = TYPEKEY_VOID;
 	if (die_type(die, &ret)) {
 		struct type_info *rt = type_info_of(r, &ret, depth + 1);
 		rk = rt->key;
 	}
-	size_t cap = 64, len = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		return NULL;
-	buf[0] = '\0';
+	struct typekey_fn fn;
+	au_typekey_fn_init(&fn);
 	Dwarf_Die child;
 	if (dwarf_child(die, &child) == 0) {
 		do {
-			const char *k = NULL;
 			int tag = dwarf_tag(&child);
 			if (tag == DW_TAG_formal_parameter) {
 				Dwarf_Die pt;
-				k = die_type(&child, &pt) ? type_info_of(r, &pt, depth + 1)->key : "?";
+				au_typekey_fn_param(&fn, die_type(&child, &pt) ? type_info_of(r, &pt, depth + 1)->key
+									: TYPEKEY_UNKNOWN);
 			} else if (tag == DW_TAG_unspecified_parameters) {
-				k = "...";
+				au_typekey_fn_param(&fn, TYPEKEY_VARARGS);
 			}
-			if (!k)
-				continue;
-			size_t need = len + strlen(k) + 2;
-			if (need > cap) {
-				cap = need * 2;
-				char *nb = realloc(buf, cap);
-				if (!nb) {
-					free(buf);
-					return NULL;
-				}
-				buf = nb;
-			}
-			len += (size_t)sprintf(buf + len, "%s%s", len ? "," : "", k);
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
-	ti->key = arena_printf(&r->model->arena, "fn(%s;%s)", rk, buf);
+	ti->key = au_typekey_fn_finish(&fn, &r->model->arena, rk);
 	ti->display = "function";
 	ti->has_size = false;
-	free(buf);
 	return ti;
 }
 
@@ -485,7 +456,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	struct type_info *ti = strmap_iget(&r->infos, die_key(die));
 	if (ti) {
 		if (ti->busy) {
-			static struct type_info cycle = { .display = "?", .key = "cycle" };
+			static struct type_info cycle = { .display = "?", .key = TYPEKEY_CYCLE };
 			return &cycle;
 		}
 		return ti;
@@ -494,7 +465,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	if (depth > MAX_DEPTH) {
 		too_deep(r);
 		ti->display = "?";
-		ti->key = "too-deep";
+		ti->key = TYPEKEY_TOO_DEEP;
 		return ti;
 	}
 	ti->busy = true;
@@ -508,7 +479,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	case DW_TAG_base_type:
 		if (name && strcmp(name, "void") == 0) {
 			/* Some compilers (Intel's) spell void as a base type. */
-			ti->display = ti->key = "void";
+			ti->display = ti->key = TYPEKEY_VOID;
 			break;
 		}
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
@@ -518,11 +489,11 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 		break;
 	case DW_TAG_unspecified_type: /* decltype(nullptr) */
 		if (name && strcmp(name, "void") == 0) {
-			ti->display = ti->key = "void";
+			ti->display = ti->key = TYPEKEY_VOID;
 			break;
 		}
 		ti->display = name ? name : "?";
-		ti->key = arena_printf(&r->model->arena, "unspecified:%s", ti->display);
+		ti->key = au_typekey_unspecified(&r->model->arena, ti->display);
 		ti->size = r->address_size;
 		ti->has_size = true;
 		break;
@@ -530,17 +501,19 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	case DW_TAG_reference_type:
 	case DW_TAG_rvalue_reference_type:
 	case DW_TAG_ptr_to_member_type: {
-		const char *sigil = tag == DW_TAG_pointer_type ? "*" : tag == DW_TAG_ptr_to_member_type ? "::*"
-				  : tag == DW_TAG_rvalue_reference_type ? "&&" : "&";
+		enum typekey_sigil ks = tag == DW_TAG_pointer_type ? TYPEKEY_POINTER
+				      : tag == DW_TAG_ptr_to_member_type ? TYPEKEY_MEMBER_POINTER
+				      : tag == DW_TAG_rvalue_reference_type ? TYPEKEY_RREF : TYPEKEY_LREF;
+		const char *sigil = au_typekey_sigil(ks);
 		if (die_type(die, &target)) {
 			tt = type_info_of(r, &target, depth + 1);
 			ti->display = strcmp(tt->display, "function") == 0
 					      ? arena_printf(&r->model->arena, "%s", "function *")
 					      : arena_printf(&r->model->arena, "%s %s", tt->display, sigil);
-			ti->key = arena_printf(&r->model->arena, "%s%s", sigil, tt->key);
+			ti->key = au_typekey_pointer(&r->model->arena, ks, tt->key);
 		} else {
 			ti->display = arena_printf(&r->model->arena, "void %s", sigil);
-			ti->key = arena_printf(&r->model->arena, "%svoid", sigil);
+			ti->key = au_typekey_pointer(&r->model->arena, ks, TYPEKEY_VOID);
 		}
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
 		ti->size = ti->has_size ? size : r->address_size;
@@ -559,7 +532,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 			tt = type_info_of(r, &target, depth + 1);
 			*ti = *tt;
 		} else {
-			ti->key = "void";
+			ti->key = TYPEKEY_VOID;
 			ti->display = "void";
 			ti->embeds = NULL;
 		}
@@ -574,10 +547,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 		array_info(r, die, ti, depth);
 		break;
 	case DW_TAG_subroutine_type:
-		if (!function_info(r, die, ti, depth)) {
-			ti->key = "fn";
-			ti->display = "function";
-		}
+		function_info(r, die, ti, depth);
 		break;
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
@@ -591,7 +561,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
 		ti->size = size;
 		if (name) {
-			ti->display = arena_printf(&r->model->arena, "%s %s", prefix, name);
+			ti->display = au_typekey_named(&r->model->arena, prefix, name);
 			ti->key = ti->display;
 			if (tag != DW_TAG_enumeration_type)
 				ti->embeds = ti->display;
@@ -603,7 +573,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 		} else {
 			struct layout_type *t = read_aggregate(r, die, NULL, depth + 1);
 			ti->display = arena_printf(&r->model->arena, "%s {...}", prefix);
-			ti->key = t ? layout_anon_key(&r->model->arena, t) : prefix;
+			ti->key = au_typekey_anon(&r->model->arena, t);
 			ti->layout = t;
 		}
 		break;
@@ -614,7 +584,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 						     "which is no type (tag 0x%x)", r->path,
 						     (unsigned long long)dwarf_dieoffset(die), (unsigned)tag));
 		ti->display = name ? name : "?";
-		ti->key = arena_printf(&r->model->arena, "tag%d:%s", tag, ti->display);
+		ti->key = au_typekey_unknown(&r->model->arena, "tag", tag, ti->display);
 		break;
 	}
 	ti->busy = false;
@@ -764,10 +734,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			 * run time through the vtable: it is shown at offset 0. */
 			Dwarf_Word virt = 0;
 			virtual_base = attr_udata(&child, DW_AT_virtuality, &virt) && virt != DW_VIRTUALITY_none;
-			const char *bn = ti->display;
-			for (const char *pfx = "struct \0union \0class \0"; *pfx; pfx += strlen(pfx) + 1)
-				if (strncmp(bn, pfx, strlen(pfx)) == 0)
-					bn = bn + strlen(pfx);
+			const char *bn = au_typekey_tag_name(ti->display);
 			m->name = mn = arena_printf(a, "%sbase %s", virtual_base ? "virtual " : "", bn);
 		} else if (mn && strncmp(mn, "_vptr", 5) == 0 && (mn[5] == '.' || mn[5] == '$') &&
 			   dwarf_hasattr(&child, DW_AT_artificial)) {
@@ -871,10 +838,14 @@ static const char *qualify(struct reader *r, const char *qual, Dwarf_Die *ns)
 	return arena_printf(&r->model->arena, "%s%s::", qual, n ? n : "(anonymous namespace)");
 }
 
-/* Pass 1: remember which anonymous aggregates a typedef names, directly or
- * through a pointer (typedef struct {...} *Ptr), and the namespace of every
- * aggregate in one. */
-static void collect_typedefs(struct reader *r, Dwarf_Die *parent, const char *qual, const char *scope, int depth)
+/* One walk over the children of a DIE for both passes: corrupt DIEs are
+ * errors, nesting deeper than MAX_DEPTH is an error, an imported unit (dwz)
+ * is read in place for this pass, and every other child goes to visit,
+ * which may walk on below it. The walk stops at the first error. */
+typedef void die_visitor(struct reader *r, Dwarf_Die *die, int tag, const void *ctx, int depth);
+
+static void walk_children(struct reader *r, Dwarf_Die *parent, int pass, die_visitor *visit, const void *ctx,
+			  int depth)
 {
 	Dwarf_Die child;
 	int rc;
@@ -888,44 +859,68 @@ static void collect_typedefs(struct reader *r, Dwarf_Die *parent, const char *qu
 		if (walk_error(r, 0, &child))
 			return;
 		int tag = dwarf_tag(&child);
-		if (tag == DW_TAG_typedef) {
-			const char *name = die_name(r, &child);
-			Dwarf_Die target;
-			bool ptr = false;
-			if (name && die_type(&child, &target) && dwarf_tag(&target) == DW_TAG_pointer_type &&
-			    die_type(&target, &target))
-				ptr = true;
-			if (name && (ptr || die_type(&child, &target)) && is_aggregate_tag(dwarf_tag(&target)) &&
-			    !die_name(r, &target) && !is_declaration(&target)) {
-				struct strmap *m = ptr ? &r->ptr_names : &r->anon_names;
-				if (!strmap_iget(m, die_key(&target)))
-					strmap_iput(m, die_key(&target),
-						    (void *)arena_printf(&r->model->arena, "%s%s%s", ptr ? "*" : "", qual, name));
-			}
-		} else if (tag == DW_TAG_imported_unit) {
-			import_unit(r, &child, 0);
-		} else if (tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
-			   tag == DW_TAG_union_type || tag == DW_TAG_namespace || tag == DW_TAG_enumeration_type) {
-			if (tag == DW_TAG_namespace) {
-				collect_typedefs(r, &child, qualify(r, qual, &child), NULL, depth + 1);
-			} else {
-				const char *n = die_name(r, &child);
-				if (*qual && n)
-					strmap_iput(&r->qual_names, die_key(&child),
-						    (void *)arena_printf(&r->model->arena, "%s%s", qual, n));
-				/* A class's member type declared here and defined
-				 * elsewhere (DW_AT_specification: out of line, or in a
-				 * type unit): its scope is this class. */
-				if (scope && is_declaration(&child))
-					strmap_iput(&r->decl_scopes, die_key(&child), (void *)scope);
-				const char *self = n ? arena_printf(&r->model->arena, "%s %s%s", aggregate_prefix(tag), qual, n)
-						     : NULL;
-				if (tag != DW_TAG_enumeration_type)
-					collect_typedefs(r, &child, qual, self, depth + 1);
+		if (tag == DW_TAG_imported_unit)
+			import_unit(r, &child, pass);
+		else
+			visit(r, &child, tag, ctx, depth);
+		if (r->err)
+			return;
+	} while ((rc = dwarf_siblingof(&child, &child)) == 0);
+	walk_error(r, rc, NULL);
+}
+
+/* Where pass 1 is: the namespace prefix ("ns::") and the class it is in. */
+struct typedef_ctx {
+	const char *qual;
+	const char *scope;
+};
+
+/* Pass 1: remember which anonymous aggregates a typedef names, directly or
+ * through a pointer (typedef struct {...} *Ptr), and the namespace of every
+ * aggregate in one. */
+static void visit_typedefs(struct reader *r, Dwarf_Die *child, int tag, const void *arg, int depth)
+{
+	const struct typedef_ctx *ctx = arg;
+	const char *qual = ctx->qual;
+	if (tag == DW_TAG_typedef) {
+		const char *name = die_name(r, child);
+		Dwarf_Die target;
+		bool ptr = false;
+		if (name && die_type(child, &target) && dwarf_tag(&target) == DW_TAG_pointer_type &&
+		    die_type(&target, &target))
+			ptr = true;
+		if (name && (ptr || die_type(child, &target)) && is_aggregate_tag(dwarf_tag(&target)) &&
+		    !die_name(r, &target) && !is_declaration(&target)) {
+			struct strmap *m = ptr ? &r->ptr_names : &r->anon_names;
+			if (!strmap_iget(m, die_key(&target))) {
+				const char *tn = arena_printf(&r->model->arena, "%s%s", qual, name);
+				strmap_iput(m, die_key(&target),
+					    (void *)(ptr ? au_typekey_ptr_typedef(&r->model->arena, tn) : tn));
 			}
 		}
-	} while (!r->err && (rc = dwarf_siblingof(&child, &child)) == 0);
-	walk_error(r, rc, NULL);
+	} else if (tag == DW_TAG_namespace) {
+		struct typedef_ctx inner = { .qual = qualify(r, qual, child) };
+		walk_children(r, child, 0, visit_typedefs, &inner, depth + 1);
+	} else if (is_aggregate_tag(tag)) {
+		const char *n = die_name(r, child);
+		if (*qual && n)
+			strmap_iput(&r->qual_names, die_key(child),
+				    (void *)arena_printf(&r->model->arena, "%s%s", qual, n));
+		/* A class's member type declared here and defined elsewhere
+		 * (DW_AT_specification: out of line, or in a type unit): its
+		 * scope is this class. */
+		if (ctx->scope && is_declaration(child))
+			strmap_iput(&r->decl_scopes, die_key(child), (void *)ctx->scope);
+		if (tag != DW_TAG_enumeration_type) {
+			struct typedef_ctx inner = {
+				.qual = qual,
+				.scope = n ? au_typekey_named(&r->model->arena, aggregate_prefix(tag),
+							      arena_printf(&r->model->arena, "%s%s", qual, n))
+					   : NULL,
+			};
+			walk_children(r, child, 0, visit_typedefs, &inner, depth + 1);
+		}
+	}
 }
 
 /* An anonymous enum: named constants, kept as a type named after its first
@@ -935,7 +930,7 @@ static void read_anonymous_enum(struct reader *r, Dwarf_Die *die, const char *sc
 	struct layout_type *t = read_aggregate(r, die, NULL, 0);
 	if (r->err || t->nenumerators == 0)
 		return;
-	t->name = arena_printf(&r->model->arena, "enum {%s}", t->enumerators[0].name);
+	t->name = au_typekey_anon_enum_name(&r->model->arena, t->enumerators[0].name);
 	if (layout_model_find(r->model, t->name))
 		return; /* the same enum seen again (another unit, or a g++ scope) */
 	t->anonymous = true;
@@ -953,7 +948,7 @@ static const char *definition_key(struct reader *r, struct layout_type *t)
 {
 	const char *k = strmap_iget(&r->odr_keys, (uint64_t)(uintptr_t)t);
 	if (!k) {
-		k = arena_printf(&r->model->arena, "%s/a%llu/%s", layout_anon_key(&r->model->arena, t),
+		k = arena_printf(&r->model->arena, "%s/a%llu/%s", au_typekey_anon(&r->model->arena, t),
 				 (unsigned long long)t->align, t->scope ? t->scope : "");
 		strmap_iput(&r->odr_keys, (uint64_t)(uintptr_t)t, (void *)k);
 	}
@@ -973,15 +968,6 @@ static void add_definition(struct reader *r, struct layout_type *first, struct l
 	}
 	last->odr_next = t;
 	r->odr_conflicts++;
-}
-
-/* "A::Node" for struct Node nested in struct A. */
-static const char *scoped_name(struct reader *r, const struct layout_type *t)
-{
-	const char *own = strchr(t->name, ' ') ? strchr(t->name, ' ') + 1 : t->name;
-	const char *sc = strchr(t->scope, ' ') ? strchr(t->scope, ' ') + 1 : t->scope;
-	size_t pl = (size_t)(own - t->name);
-	return arena_printf(&r->model->arena, "%.*s%s::%s", (int)pl, t->name, sc, own);
 }
 
 /* Definitions of one name in different classes (C++'s A::Node and
@@ -1004,14 +990,14 @@ static void split_scoped(struct reader *r)
 		struct layout_type *d = first->odr_next;
 		first->odr_next = NULL;
 		if (first->scope) {
-			first->name = scoped_name(r, first);
+			first->name = au_typekey_scoped(&r->model->arena, first->name, first->scope);
 			renamed = true;
 		}
 		while (d) {
 			struct layout_type *next = d->odr_next;
 			d->odr_next = NULL;
 			if (d->scope)
-				d->name = scoped_name(r, d);
+				d->name = au_typekey_scoped(&r->model->arena, d->name, d->scope);
 			/* Same class again: a real second layout, chained. */
 			struct layout_type *same = NULL;
 			for (size_t k = 0; k < m->ntypes && !same; k++)
@@ -1023,21 +1009,14 @@ static void split_scoped(struct reader *r)
 					last = last->odr_next;
 				last->odr_next = d;
 			} else {
-				if (m->ntypes == m->capacity) {
-					m->capacity = m->capacity ? 2 * m->capacity : 256;
-					m->types = xrealloc(m->types, m->capacity * sizeof(*m->types));
-				}
-				m->types[m->ntypes++] = d;
+				layout_model_append(m, d);
 			}
 			d = next;
 		}
 	}
 	if (renamed || m->ntypes != n0) {
 		/* Names changed: the index is rebuilt. */
-		strmap_deinit(&m->by_name);
-		strmap_init(&m->by_name);
-		for (size_t i = 0; i < m->ntypes; i++)
-			strmap_put(&m->by_name, m->types[i]->name, m->types[i]);
+		layout_model_reindex(m);
 	}
 }
 
@@ -1053,9 +1032,9 @@ static void order_definitions(struct reader *r)
 		size_t n = 0;
 		for (struct layout_type *d = first; d; d = d->odr_next)
 			n++;
-		struct layout_type **v = xrealloc(NULL, n * sizeof(*v));
-		struct layout_type *copies = xrealloc(NULL, n * sizeof(*copies));
-		const char **keys = xrealloc(NULL, n * sizeof(*keys));
+		struct layout_type **v = xmalloc(n * sizeof(*v));
+		struct layout_type *copies = xmalloc(n * sizeof(*copies));
+		const char **keys = xmalloc(n * sizeof(*keys));
 		size_t k = 0;
 		for (struct layout_type *d = first; d; d = d->odr_next, k++) {
 			v[k] = d;
@@ -1063,7 +1042,7 @@ static void order_definitions(struct reader *r)
 			keys[k] = definition_key(r, d);
 		}
 		/* Selection of the order by key (n is small). */
-		size_t *order = xrealloc(NULL, n * sizeof(*order));
+		size_t *order = xmalloc(n * sizeof(*order));
 		for (size_t a = 0; a < n; a++)
 			order[a] = a;
 		for (size_t a = 0; a < n; a++)
@@ -1085,90 +1064,69 @@ static void order_definitions(struct reader *r)
 }
 
 /* Pass 2: every named definition, at any depth (g++ nests them), in any
- * namespace. */
-static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope, int depth)
+ * namespace. ctx is the scope: the model name of the enclosing type, or NULL. */
+static void visit_types(struct reader *r, Dwarf_Die *die, int tag, const void *ctx, int depth)
 {
-	Dwarf_Die child;
-	int rc;
-	if (depth > MAX_DEPTH) {
-		too_deep(r);
+	const char *scope = ctx;
+	if (tag == DW_TAG_namespace) {
+		walk_children(r, die, 1, visit_types, scope, depth + 1);
 		return;
 	}
-	if ((rc = dwarf_child(parent, &child)) > 0 || walk_error(r, rc, NULL))
+	if (!is_aggregate_tag(tag))
 		return;
-	do {
-		if (walk_error(r, 0, &child))
+	/* "struct foo", or the typedef naming an anonymous one: the type's
+	 * model name, and the scope of what g++ nests in it. */
+	const char *n = strmap_iget(&r->qual_names, die_key(die));
+	if (!n)
+		n = die_name(r, die);
+	const char *name = n ? au_typekey_named(&r->model->arena, aggregate_prefix(tag), n)
+			     : strmap_iget(&r->anon_names, die_key(die));
+	bool typedef_name = !n && name;
+	const char *own_scope = scope;
+	Dwarf_Attribute spec_attr;
+	Dwarf_Die spec;
+	if (dwarf_attr(die, DW_AT_specification, &spec_attr) && dwarf_formref_die(&spec_attr, &spec)) {
+		/* Defined outside the class that declares it: named and
+		 * scoped as the declaration is. */
+		const char *ds = strmap_iget(&r->decl_scopes, die_key(&spec));
+		if (ds)
+			own_scope = ds;
+		if (!n) {
+			const char *sn = strmap_iget(&r->qual_names, die_key(&spec));
+			if (!sn)
+				sn = die_name(r, &spec);
+			if (sn) {
+				name = au_typekey_named(&r->model->arena, aggregate_prefix(tag), sn);
+				typedef_name = false;
+			}
+		}
+	}
+	if (!is_declaration(die) && dwarf_hasattr(die, DW_AT_byte_size)) {
+		if (!name && tag == DW_TAG_enumeration_type) {
+			r->current = "an anonymous enum";
+			read_anonymous_enum(r, die, own_scope);
 			return;
-		int tag = dwarf_tag(&child);
-		if (tag == DW_TAG_imported_unit) {
-			import_unit(r, &child, 1);
+		}
+		struct layout_type *first = name ? layout_model_find(r->model, name) : NULL;
+		/* C++ may nest two types of one name in two classes, in one unit. */
+		if (name && (!first || r->multi_unit || r->model->lang == LANG_CXX)) {
+			/* A name seen before (in another unit of a library) is read
+			 * again: a second layout under it is kept, not dropped. */
+			r->current = name;
+			struct layout_type *t = read_aggregate(r, die, name, 0);
 			if (r->err)
 				return;
-			continue;
+			t->scope = own_scope;
+			t->is_typedef = typedef_name;
+			if (!first)
+				layout_model_add(r->model, t);
+			else
+				add_definition(r, first, t);
 		}
-		if (tag == DW_TAG_namespace) {
-			collect_types(r, &child, scope, depth + 1);
-			if (r->err)
-				return;
-			continue;
-		}
-		if (!is_aggregate_tag(tag))
-			continue;
-		/* "struct foo", or the typedef naming an anonymous one: the type's
-		 * model name, and the scope of what g++ nests in it. */
-		const char *n = strmap_iget(&r->qual_names, die_key(&child));
-		if (!n)
-			n = die_name(r, &child);
-		const char *name = n ? arena_printf(&r->model->arena, "%s %s", aggregate_prefix(tag), n)
-				     : strmap_iget(&r->anon_names, die_key(&child));
-		const char *own_scope = scope;
-		Dwarf_Attribute spec_attr;
-		Dwarf_Die spec;
-		if (dwarf_attr(&child, DW_AT_specification, &spec_attr) && dwarf_formref_die(&spec_attr, &spec)) {
-			/* Defined outside the class that declares it: named and
-			 * scoped as the declaration is. */
-			const char *ds = strmap_iget(&r->decl_scopes, die_key(&spec));
-			if (ds)
-				own_scope = ds;
-			if (!n) {
-				const char *sn = strmap_iget(&r->qual_names, die_key(&spec));
-				if (!sn)
-					sn = die_name(r, &spec);
-				if (sn)
-					name = arena_printf(&r->model->arena, "%s %s", aggregate_prefix(tag), sn);
-			}
-		}
-		if (!is_declaration(&child) && dwarf_hasattr(&child, DW_AT_byte_size)) {
-			if (!name && tag == DW_TAG_enumeration_type) {
-				r->current = "an anonymous enum";
-				read_anonymous_enum(r, &child, own_scope);
-				if (r->err)
-					return;
-				continue;
-			}
-			struct layout_type *first = name ? layout_model_find(r->model, name) : NULL;
-			/* C++ may nest two types of one name in two classes, in one unit. */
-			if (name && (!first || r->multi_unit || r->model->lang == LANG_CXX)) {
-				/* A name seen before (in another unit of a library) is read
-				 * again: a second layout under it is kept, not dropped. */
-				r->current = name;
-				struct layout_type *t = read_aggregate(r, &child, name, 0);
-				if (r->err)
-					return;
-				t->scope = own_scope;
-				if (!first)
-					layout_model_add(r->model, t);
-				else
-					add_definition(r, first, t);
-			}
-			r->definitions++;
-		}
-		if (tag != DW_TAG_enumeration_type)
-			collect_types(r, &child, name, depth + 1);
-		if (r->err)
-			return;
-	} while ((rc = dwarf_siblingof(&child, &child)) == 0);
-	walk_error(r, rc, NULL);
+		r->definitions++;
+	}
+	if (tag != DW_TAG_enumeration_type)
+		walk_children(r, die, 1, visit_types, name, depth + 1);
 }
 
 static enum layout_lang language_of(Dwarf_Word lang)
@@ -1230,9 +1188,9 @@ static void walk_unit(struct reader *r, Dwarf_Die *cu, int pass)
 			r->model->lang = language_of(lang);
 	}
 	if (pass == 0)
-		collect_typedefs(r, cu, "", NULL, 0);
+		walk_children(r, cu, 0, visit_typedefs, &(struct typedef_ctx){ .qual = "" }, 0);
 	else
-		collect_types(r, cu, NULL, 0);
+		walk_children(r, cu, 1, visit_types, NULL, 0);
 	r->comp_dir = saved;
 	r->no_files = saved_files;
 }
@@ -1289,8 +1247,8 @@ static void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass)
 				else {
 					/* A DWARF package beside the object: libdw 0.188 does
 					 * not read .dwp files. */
-					char *dwp = NULL;
-					bool has_dwp = asprintf(&dwp, "%s.dwp", r->path) >= 0 && access(dwp, F_OK) == 0;
+					char *dwp = xasprintf("%s.dwp", r->path);
+					bool has_dwp = access(dwp, F_OK) == 0;
 					free(dwp);
 					set_error(r, au_error_format("%s: the split DWARF unit at 0x%llx is in %s, which was "
 								     "not found (looked in %s and beside %s)%s", file, off, dwo,
@@ -1524,7 +1482,7 @@ static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 		free(orig);
 		return au_error_format("%s: read error: %s", path, rerr ? strerror(rerr) : "the file changed size");
 	}
-	struct growbuf img = { .data = xrealloc(NULL, (size_t)st.st_size + 4096), .cap = (size_t)st.st_size + 4096 };
+	struct growbuf img = { .data = xmalloc((size_t)st.st_size + 4096), .cap = (size_t)st.st_size + 4096 };
 	memcpy(img.data, orig, (size_t)st.st_size);
 	img.len = (size_t)st.st_size;
 	struct au_error *err = NULL;
@@ -1543,9 +1501,9 @@ static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 		err = au_error_format("%s: corrupt section table (entry size %u)", path, L.shentsize);
 		goto out;
 	}
-	GElf_Shdr *sh = xrealloc(NULL, shnum * sizeof(*sh));
-	const char **names = xrealloc(NULL, shnum * sizeof(*names));
-	bool *done = xrealloc(NULL, shnum);
+	GElf_Shdr *sh = xmalloc(shnum * sizeof(*sh));
+	const char **names = xmalloc(shnum * sizeof(*names));
+	bool *done = xmalloc(shnum);
 	memset(done, 0, shnum);
 	for (size_t i = 0; i < shnum; i++) {
 		Elf_Scn *scn = elf_getscn(elf, i);
@@ -1770,21 +1728,14 @@ static struct au_error *open_alt(const char *path, Dwarf *dw, const struct dwarf
 	size_t nc = 0;
 	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
 	for (size_t i = 0; opts && i < opts->nalt; i++)
-		if (asprintf(&cands[nc], "%s", opts->alt[i]) >= 0)
-			nc++;
-	char *dir = strdup(path);
-	char *slash = dir ? strrchr(dir, '/') : NULL;
+		cands[nc++] = xstrdup(opts->alt[i]);
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
 	const char *d = slash ? dir : ".";
-	if (name[0] == '/') {
-		if (asprintf(&cands[nc], "%s", name) >= 0)
-			nc++;
-	} else if (asprintf(&cands[nc], "%s/%s", d, name) >= 0) {
-		nc++;
-	}
-	if (asprintf(&cands[nc], "%s/%s", d, base) >= 0)
-		nc++;
+	cands[nc++] = name[0] == '/' ? xstrdup(name) : xasprintf("%s/%s", d, name);
+	cands[nc++] = xasprintf("%s/%s", d, base);
 	struct au_error *err = NULL;
 	bool found = false, mismatch = false;
 	for (size_t i = 0; i < nc && !found; i++) {
@@ -1883,20 +1834,18 @@ static struct au_error *read_archive(const char *path, int fd, struct layout_mod
 		Elf_Arhdr *h = elf_getarhdr(m);
 		const char *name = h && h->ar_name ? h->ar_name : "?";
 		if (name[0] != '/') {   /* "/" and "//": the symbol and name tables */
-			char *label = NULL;
-			if (asprintf(&label, "%s(%s)", path, name) < 0)
-				label = NULL;
+			char *label = xasprintf("%s(%s)", path, name);
 			size_t size = 0;
 			char *raw = elf_rawfile(m, &size);
 			int mfd = raw && size ? memfd_create("abidiff-uapi-member", MFD_CLOEXEC) : -1;
 			if (!raw || !size) {
-				err = au_error_format("%s: an empty or unreadable member", label ? label : path);
+				err = au_error_format("%s: an empty or unreadable member", label);
 			} else if (mfd < 0 || write(mfd, raw, size) != (ssize_t)size) {
-				err = au_error_format("%s: %s", label ? label : path, strerror(errno));
+				err = au_error_format("%s: %s", label, strerror(errno));
 				if (mfd >= 0)
 					close(mfd);
 			} else {
-				err = read_fd(label ? label : path, mfd, model, opts, true);   /* closes mfd */
+				err = read_fd(label, mfd, model, opts, true);   /* closes mfd */
 			}
 			members++;
 			free(label);

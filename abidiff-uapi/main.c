@@ -197,6 +197,25 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return -1;
 }
 
+/* The part of file after the --headers directory it lies in (linux/foo.h,
+ * as a user includes it), or NULL when it lies in none. */
+static const char *under_headers(const struct options *o, const char *file)
+{
+	if (!file)
+		return NULL;
+	for (int i = 0; i < o->nheaders; i++) {
+		const char *dirs[2] = { o->header_dirs[i], o->header_real[i] };
+		for (int k = 0; k < 2; k++) {
+			size_t n = dirs[k] ? strlen(dirs[k]) : 0;
+			while (n > 1 && dirs[k][n - 1] == '/')
+				n--;
+			if (n && strncmp(file, dirs[k], n) == 0 && file[n] == '/')
+				return file + n + 1;
+		}
+	}
+	return NULL;
+}
+
 static bool keep_type(const struct layout_type *t, void *arg)
 {
 	const struct options *o = arg;
@@ -207,24 +226,17 @@ static bool keep_type(const struct layout_type *t, void *arg)
 		if (!found)
 			return false;
 	}
-	if (!o->nheaders)
-		return true;
-	if (!t->file)
-		return false;
-	for (int i = 0; i < o->nheaders; i++) {
-		const char *dirs[2] = { o->header_dirs[i], o->header_real[i] };
-		for (int k = 0; k < 2; k++) {
-			size_t n = dirs[k] ? strlen(dirs[k]) : 0;
-			while (n > 1 && dirs[k][n - 1] == '/')
-				n--;
-			if (n && strncmp(t->file, dirs[k], n) == 0 && t->file[n] == '/') {
-				/* The file name as a user includes it: linux/foo.h. */
-				((struct layout_type *)t)->file = t->file + n + 1;
-				return true;
-			}
-		}
+	return !o->nheaders || under_headers(o, t->file);
+}
+
+/* With --headers, file names are shown relative to the directory they lie in. */
+static void relative_files(const struct options *o, struct layout_model *m)
+{
+	for (size_t i = 0; i < m->ntypes; i++) {
+		const char *rel = under_headers(o, m->types[i]->file);
+		if (rel)
+			m->types[i]->file = rel;
 	}
-	return false;
 }
 
 static bool keep_named(const struct layout_type *t, void *arg)
@@ -263,6 +275,8 @@ static struct au_error *load(const char *path, bool btf, const struct options *o
 	 * pairing by name does the rest. */
 	if (o->ntypes || (o->nheaders && !btf))
 		layout_model_filter(m, btf ? keep_named : keep_type, (void *)o);
+	if (o->nheaders && !btf)
+		relative_files(o, m);
 	layout_model_sort(m);
 	return NULL;
 }
@@ -295,8 +309,7 @@ static int sink_open(const struct options *o, struct sink *ret)
 			? "is a device" : "is not a regular file");
 		return EXIT_TROUBLE;
 	}
-	if (asprintf(&ret->tmp, "%s.tmpXXXXXX", o->output) < 0)
-		return EXIT_TROUBLE;
+	ret->tmp = xasprintf("%s.tmpXXXXXX", o->output);
 	int fd = mkstemp(ret->tmp);
 	mode_t mode;
 	if (exists) {
@@ -340,8 +353,16 @@ static int sink_close(const struct options *o, struct sink *s)
 	return rc;
 }
 
+/* The one out-of-memory policy (xmem.h), as this program applies it. */
+static void out_of_memory(void)
+{
+	fputs("abidiff-uapi: out of memory\n", stderr);
+	exit(EXIT_TROUBLE);
+}
+
 int main(int argc, char **argv)
 {
+	au_set_out_of_memory_handler(out_of_memory);
 	struct options o = { 0 };
 	int rc = parse_options(argc, argv, &o);
 	if (rc >= 0)

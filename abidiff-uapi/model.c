@@ -20,18 +20,31 @@ void layout_model_deinit(struct layout_model *m)
 	arena_deinit(&m->arena);
 }
 
-bool layout_model_add(struct layout_model *m, struct layout_type *t)
+void layout_model_append(struct layout_model *m, struct layout_type *t)
 {
-	if (strmap_get(&m->by_name, t->name))
-		return false;
 	if (m->ntypes == m->capacity) {
 		size_t cap = m->capacity ? 2 * m->capacity : 256;
 		m->types = xrealloc(m->types, cap * sizeof(*m->types));
 		m->capacity = cap;
 	}
 	m->types[m->ntypes++] = t;
+}
+
+bool layout_model_add(struct layout_model *m, struct layout_type *t)
+{
+	if (strmap_get(&m->by_name, t->name))
+		return false;
+	layout_model_append(m, t);
 	strmap_put(&m->by_name, t->name, t);
 	return true;
+}
+
+void layout_model_reindex(struct layout_model *m)
+{
+	strmap_deinit(&m->by_name);
+	strmap_init(&m->by_name);
+	for (size_t i = 0; i < m->ntypes; i++)
+		strmap_put(&m->by_name, m->types[i]->name, m->types[i]);
 }
 
 struct layout_type *layout_model_find(const struct layout_model *m, const char *name)
@@ -158,74 +171,32 @@ size_t layout_flatten_paths(const struct layout_type *t, struct arena *a, struct
 	return flatten_sorted(t, a, ret);
 }
 
-const char *layout_base_key(struct arena *a, enum layout_base base, uint64_t bits, const char *name)
+size_t layout_gaps(const struct layout_type *t, uint64_t base, struct layout_gap **ret, uint64_t *padding_bits)
 {
-	static const char *const prefix[] = {
-		[BASE_BOOL] = "bool", [BASE_SIGNED] = "s", [BASE_UNSIGNED] = "u",
-		[BASE_FLOAT] = "f", [BASE_COMPLEX] = "cf", [BASE_UTF] = "utf", [BASE_CHAR] = "char",
-	};
-	if (base == BASE_OTHER)
-		return arena_printf(a, "base:%s:%" PRIu64, name ? name : "?", bits);
-	return arena_printf(a, "%s%" PRIu64, prefix[base], bits);
-}
-
-/* The canonical key of an anonymous aggregate is its shape as C code sees
- * it: the names reachable in it, at their offsets, with their types, and its
- * size. Nesting is left out (6.12's __DECLARE_FLEX_ARRAY is a struct holding
- * an empty struct and T x[] in C, and T x[0] in C++: the same names at the
- * same places), so two anonymous types are equal exactly when every access
- * through them is. */
-const char *layout_anon_key(struct arena *a, const struct layout_type *t)
-{
-	size_t cap = 128, len = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		return layout_kind_name(t->kind);
-	len = (size_t)snprintf(buf, cap, "%s{", layout_kind_name(t->kind));
-	struct flat_member *flat = NULL;
-	size_t n = t->kind == LAYOUT_ENUM ? t->nenumerators : layout_flatten(t, &flat);
-	for (size_t i = 0; i < n; i++) {
-		char item[512];
-		int k;
-		const char *mk = "";
-		if (t->kind == LAYOUT_ENUM) {
-			k = snprintf(item, sizeof(item), "%s=%" PRId64 ";", t->enumerators[i].name,
-				     t->enumerators[i].value);
-		} else {
-			const struct layout_member *m = flat[i].member;
-			k = snprintf(item, sizeof(item), "%s@%" PRIu64 ":%" PRIu64 ":", m->name, flat[i].bit_offset,
-				     member_bits(m));
-			mk = m->type_key;
-		}
-		if (k < 0)
-			continue;
-		size_t need = len + (size_t)k + strlen(mk) + 4;
-		if (need > cap) {
-			cap = need * 2;
-			char *nb = realloc(buf, cap);
-			if (!nb)
-				break;
-			buf = nb;
-		}
-		len += (size_t)sprintf(buf + len, "%s%s%s", item, mk, t->kind == LAYOUT_ENUM ? "" : ";");
+	size_t n = 0;
+	uint64_t end = 0;
+	*padding_bits = 0;
+	if (t->kind != LAYOUT_STRUCT) {
+		*ret = NULL;
+		return 0;
 	}
-	free(flat);
-	/* Keys nest: an anonymous type shared by many members (BTF
-	 * deduplicates them) would grow exponentially with depth. A long key is
-	 * replaced by a hash of itself, which compares just as well. */
-	const char *res;
-	if (len > 256) {
-		uint64_t h = 1469598103934665603ULL;
-		for (size_t i = 0; i < len; i++) {
-			h ^= (unsigned char)buf[i];
-			h *= 1099511628211ULL;
+	/* At most one hole before each member. */
+	struct layout_gap *v = xmalloc((t->nmembers ? t->nmembers : 1) * sizeof(*v));
+	for (size_t i = 0; i < t->nmembers; i++) {
+		const struct layout_member *m = &t->members[i];
+		uint64_t bits = m->anon ? 8 * m->anon->size : member_bits(m);
+		if (m->bit_offset > end) {
+			v[n].bit_offset = base + end;
+			v[n].bit_size = m->bit_offset - end;
+			n++;
 		}
-		res = arena_printf(a, "%s{#%016" PRIx64 "}%" PRIu64, layout_kind_name(t->kind), h, t->size);
-	} else {
-		res = arena_printf(a, "%s}%" PRIu64, buf, t->size);
+		if (m->bit_offset + bits > end)
+			end = m->bit_offset + bits;
 	}
-	free(buf);
-	return res;
+	if (8 * t->size > end)
+		*padding_bits = 8 * t->size - end;
+	*ret = v;
+	return n;
 }
 
 size_t layout_count_flat(const struct layout_type *t)

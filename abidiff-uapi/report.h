@@ -28,14 +28,4 @@ void report_json_string(FILE *out, const char *s);
 /* One type's layout as dump's text shows it; malloc'd (caller frees). */
 char *report_type_text(const struct layout_type *t);
 
-/* Shared by both reporters: a hole or padding in a struct's layout. */
-struct layout_gap {
-	uint64_t bit_offset;   /* absolute */
-	uint64_t bit_size;
-};
-/* The holes between the members of a struct (not a union) at one level,
- * starting at base bits; returns the count, *ret malloc'd. Trailing padding
- * goes in *padding_bits. */
-size_t layout_gaps(const struct layout_type *t, uint64_t base, struct layout_gap **ret, uint64_t *padding_bits);
-
 #endif

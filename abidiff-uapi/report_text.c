@@ -6,37 +6,7 @@
 #include <string.h>
 
 #include "report.h"
-
-size_t layout_gaps(const struct layout_type *t, uint64_t base, struct layout_gap **ret, uint64_t *padding_bits)
-{
-	struct layout_gap *v = NULL;
-	size_t n = 0;
-	uint64_t end = 0;
-	*padding_bits = 0;
-	if (t->kind != LAYOUT_STRUCT) {
-		*ret = NULL;
-		return 0;
-	}
-	for (size_t i = 0; i < t->nmembers; i++) {
-		const struct layout_member *m = &t->members[i];
-		uint64_t bits = m->anon ? 8 * m->anon->size : member_bits(m);
-		if (m->bit_offset > end) {
-			struct layout_gap *nv = realloc(v, (n + 1) * sizeof(*v));
-			if (!nv)
-				break;
-			v = nv;
-			v[n].bit_offset = base + end;
-			v[n].bit_size = m->bit_offset - end;
-			n++;
-		}
-		if (m->bit_offset + bits > end)
-			end = m->bit_offset + bits;
-	}
-	if (8 * t->size > end)
-		*padding_bits = 8 * t->size - end;
-	*ret = v;
-	return n;
-}
+#include "strbuf.h"
 
 static void gap_text(FILE *out, int indent, const char *what, uint64_t bits)
 {
@@ -48,7 +18,7 @@ static void gap_text(FILE *out, int indent, const char *what, uint64_t bits)
 }
 
 /* "char name[16]" rather than "char[16] name", as the header spells it. */
-static void declarator(char *buf, size_t n, const struct layout_member *m, int depth)
+static void declarator(struct strbuf *b, const struct layout_member *m, int depth)
 {
 	const char *t = m->type_name, *dims = strchr(t, '[');
 	const char *name = m->name ? m->name : "";
@@ -56,15 +26,12 @@ static void declarator(char *buf, size_t n, const struct layout_member *m, int d
 	if (w < 8)
 		w = 8;
 	if (dims)
-		snprintf(buf, n, "%-*.*s %s%s", w, (int)(dims - t), t, name, dims);
+		strbuf_printf(b, "%-*.*s %s%s", w, (int)(dims - t), t, name, dims);
 	else
-		snprintf(buf, n, "%-*s %s", w, t, name);
-	if (m->is_bitfield) {
-		size_t len = strlen(buf);
-		snprintf(buf + len, n - len, ":%" PRIu64, m->bit_size);
-	}
-	size_t len = strlen(buf);
-	snprintf(buf + len, n - len, ";");
+		strbuf_printf(b, "%-*s %s", w, t, name);
+	if (m->is_bitfield)
+		strbuf_printf(b, ":%" PRIu64, m->bit_size);
+	strbuf_putc(b, ';');
 }
 
 static void tabs(FILE *out, int n)
@@ -97,13 +64,15 @@ static void members_text(FILE *out, const struct layout_type *t, uint64_t base, 
 			fprintf(out, "%-*s /* %5" PRIu64 " %5" PRIu64 " */\n", width, "};", off / 8, m->anon->size);
 			continue;
 		}
-		char decl[512];
-		declarator(decl, sizeof(decl), m, depth);
+		struct strbuf b = STRBUF_INIT;
+		declarator(&b, m, depth);
+		const char *decl = strbuf_str(&b);
 		if (m->is_bitfield)
 			fprintf(out, "%-*s /* %5" PRIu64 ":%2" PRIu64 " %3" PRIu64 " */\n", width, decl, off / 8, off % 8,
 				m->size);
 		else
 			fprintf(out, "%-*s /* %5" PRIu64 " %5" PRIu64 " */\n", width, decl, off / 8, m->size);
+		strbuf_release(&b);
 	}
 	if (padding && depth > 1) {
 		tabs(out, depth);
@@ -117,8 +86,7 @@ static void type_text(FILE *out, const struct layout_type *t)
 	if (t->file)
 		fprintf(out, "/* %s:%u */\n", t->file, t->line);
 	const char *name = t->name;
-	bool typedefd = strncmp(name, "struct ", 7) != 0 && strncmp(name, "union ", 6) != 0 &&
-			strncmp(name, "enum ", 5) != 0;
+	bool typedefd = t->is_typedef;
 	if (typedefd)
 		fprintf(out, "typedef %s {\n", layout_kind_name(t->kind));
 	else if (t->anonymous)

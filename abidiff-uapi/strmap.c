@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "strmap.h"
+#include "xmem.h"
 
 static uint64_t hash_str(const char *s)
 {
@@ -52,11 +53,7 @@ static void grow(struct strmap *m)
 	size_t cap = m->capacity ? m->capacity * 2 : 64;
 	struct strmap_slot *old = m->slots;
 	size_t oldcap = m->capacity;
-	m->slots = calloc(cap, sizeof(*m->slots));
-	if (!m->slots) {
-		fputs("abidiff-uapi: out of memory\n", stderr);
-		exit(2);
-	}
+	m->slots = xcalloc(cap, sizeof(*m->slots));
 	m->capacity = cap;
 	for (size_t i = 0; i < oldcap; i++) {
 		if (old[i].used)
