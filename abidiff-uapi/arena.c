@@ -14,12 +14,12 @@ struct arena_chunk {
 
 enum { ARENA_CHUNK_SIZE = 256 * 1024 };
 
-void arena_init(struct arena *a)
+void au_arena_init(struct arena *a)
 {
 	memset(a, 0, sizeof(*a));
 }
 
-void arena_deinit(struct arena *a)
+void au_arena_deinit(struct arena *a)
 {
 	struct arena_chunk *c = a->head;
 	while (c) {
@@ -30,12 +30,12 @@ void arena_deinit(struct arena *a)
 	memset(a, 0, sizeof(*a));
 }
 
-void *arena_alloc(struct arena *a, size_t size)
+void *au_arena_alloc(struct arena *a, size_t size)
 {
 	size = (size + _Alignof(max_align_t) - 1) & ~(size_t)(_Alignof(max_align_t) - 1);
 	if (!a->head || a->capacity - a->used < size) {
 		size_t cap = size > ARENA_CHUNK_SIZE / 4 ? size : ARENA_CHUNK_SIZE;
-		struct arena_chunk *c = xmalloc(sizeof(*c) + cap);
+		struct arena_chunk *c = au_xmalloc(sizeof(*c) + cap);
 		a->total += sizeof(*c) + cap;
 		if (cap == size && a->head) {
 			/* A big block goes behind the current chunk so the
@@ -56,20 +56,20 @@ void *arena_alloc(struct arena *a, size_t size)
 	return p;
 }
 
-void *arena_memdup(struct arena *a, const void *p, size_t size)
+void *au_arena_memdup(struct arena *a, const void *p, size_t size)
 {
-	void *q = arena_alloc(a, size ? size : 1);
+	void *q = au_arena_alloc(a, size ? size : 1);
 	if (size)
 		memcpy(q, p, size);
 	return q;
 }
 
-char *arena_strdup(struct arena *a, const char *s)
+char *au_arena_strdup(struct arena *a, const char *s)
 {
-	return s ? arena_memdup(a, s, strlen(s) + 1) : NULL;
+	return s ? au_arena_memdup(a, s, strlen(s) + 1) : NULL;
 }
 
-char *arena_printf(struct arena *a, const char *fmt, ...)
+char *au_arena_printf(struct arena *a, const char *fmt, ...)
 {
 	char buf[256];
 	va_list ap;
@@ -77,10 +77,10 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		return arena_strdup(a, "");
+		return au_arena_strdup(a, "");
 	if ((size_t)n < sizeof(buf))
-		return arena_memdup(a, buf, (size_t)n + 1);
-	char *p = arena_alloc(a, (size_t)n + 1);
+		return au_arena_memdup(a, buf, (size_t)n + 1);
+	char *p = au_arena_alloc(a, (size_t)n + 1);
 	va_start(ap, fmt);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
 	va_end(ap);

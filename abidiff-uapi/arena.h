@@ -17,12 +17,12 @@ struct arena {
 	size_t total;     /* bytes obtained from malloc, for the benchmark */
 };
 
-void arena_init(struct arena *a);
-void arena_deinit(struct arena *a);
-void *arena_alloc(struct arena *a, size_t size);          /* zeroed */
-void *arena_memdup(struct arena *a, const void *p, size_t size);
-char *arena_strdup(struct arena *a, const char *s);       /* NULL stays NULL */
-char *arena_printf(struct arena *a, const char *fmt, ...)
+void au_arena_init(struct arena *a);
+void au_arena_deinit(struct arena *a);
+void *au_arena_alloc(struct arena *a, size_t size);          /* zeroed */
+void *au_arena_memdup(struct arena *a, const void *p, size_t size);
+char *au_arena_strdup(struct arena *a, const char *s);       /* NULL stays NULL */
+char *au_arena_printf(struct arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 #endif

@@ -230,7 +230,7 @@ static const char *decl_file(struct reader *r, Dwarf_Die *die)
 		return NULL;
 	char *joined = NULL;
 	if (f[0] != '/' && r->comp_dir)
-		f = joined = xasprintf("%s/%s", r->comp_dir, f);
+		f = joined = au_xasprintf("%s/%s", r->comp_dir, f);
 	/* Collapse "//", "/./" and "dir/../" without touching the disk: the
 	 * headers need not exist on the machine that reads the object. */
 	struct strbuf out = STRBUF_INIT;
@@ -245,21 +245,21 @@ static const char *decl_file(struct reader *r, Dwarf_Die *die)
 		if (n == 0 || (n == 1 && s[0] == '.'))
 			continue;
 		if (n == 2 && s[0] == '.' && s[1] == '.') {
-			const char *o = strbuf_str(&out), *slash = strrchr(o, '/');
-			strbuf_truncate(&out, slash ? (size_t)(slash - o) : 0);
+			const char *o = au_strbuf_str(&out), *slash = strrchr(o, '/');
+			au_strbuf_truncate(&out, slash ? (size_t)(slash - o) : 0);
 			continue;
 		}
 		if (out.len > 0 || f[0] == '/')
-			strbuf_putc(&out, '/');
-		strbuf_add(&out, s, n);
+			au_strbuf_putc(&out, '/');
+		au_strbuf_add(&out, s, n);
 	}
 	/* Interned: thousands of types share a few hundred files. */
-	char *res = strmap_get(&r->files, strbuf_str(&out));
+	char *res = au_strmap_get(&r->files, au_strbuf_str(&out));
 	if (!res) {
-		res = strbuf_arena_copy(&out, &r->model->arena);
-		strmap_put(&r->files, res, res);
+		res = au_strbuf_arena_copy(&out, &r->model->arena);
+		au_strmap_put(&r->files, res, res);
 	}
-	strbuf_release(&out);
+	au_strbuf_release(&out);
 	free(joined);
 	return res;
 }
@@ -269,8 +269,8 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 
 static struct type_info *new_info(struct reader *r, Dwarf_Die *die)
 {
-	struct type_info *ti = arena_alloc(&r->model->arena, sizeof(*ti));
-	strmap_iput(&r->infos, die_key(die), ti);
+	struct type_info *ti = au_arena_alloc(&r->model->arena, sizeof(*ti));
+	au_strmap_iput(&r->infos, die_key(die), ti);
 	return ti;
 }
 
@@ -344,20 +344,20 @@ static struct type_info *array_info(struct reader *r, Dwarf_Die *die, struct typ
 			}
 			count *= (uint64_t)c;
 			if (c)
-				strbuf_printf(&dims, "[%" PRId64 "]", c);
+				au_strbuf_printf(&dims, "[%" PRId64 "]", c);
 			else
-				strbuf_puts(&dims, "[]");
+				au_strbuf_puts(&dims, "[]");
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
 	if (dims.len == 0) {
-		strbuf_puts(&dims, "[]");
+		au_strbuf_puts(&dims, "[]");
 		flexible = true;
 		count = 0;
 	}
 	const char *ed = et ? et->display : "void";
 	const char *ek = et ? et->key : TYPEKEY_VOID;
-	ti->display = arena_printf(&r->model->arena, "%s%s", ed, strbuf_str(&dims));
-	strbuf_release(&dims);
+	ti->display = au_arena_printf(&r->model->arena, "%s%s", ed, au_strbuf_str(&dims));
+	au_strbuf_release(&dims);
 	/* T[2][65] and T[130] are the same layout (and BTF, from pahole, keeps
 	 * only the latter): the key counts elements. */
 	ti->key = au_typekey_array(&r->model->arena, count, flexible, ek);
@@ -453,7 +453,7 @@ static void too_deep(struct reader *r)
 
 static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int depth)
 {
-	struct type_info *ti = strmap_iget(&r->infos, die_key(die));
+	struct type_info *ti = au_strmap_iget(&r->infos, die_key(die));
 	if (ti) {
 		if (ti->busy) {
 			static struct type_info cycle = { .display = "?", .key = TYPEKEY_CYCLE };
@@ -471,7 +471,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	ti->busy = true;
 	int tag = dwarf_tag(die);
 	/* Copied: libdw's strings go away with the Dwfl, the model stays. */
-	const char *name = arena_strdup(&r->model->arena, die_name(r, die));
+	const char *name = au_arena_strdup(&r->model->arena, die_name(r, die));
 	Dwarf_Word size = 0;
 	Dwarf_Die target;
 	struct type_info *tt;
@@ -508,11 +508,11 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 		if (die_type(die, &target)) {
 			tt = type_info_of(r, &target, depth + 1);
 			ti->display = strcmp(tt->display, "function") == 0
-					      ? arena_printf(&r->model->arena, "%s", "function *")
-					      : arena_printf(&r->model->arena, "%s %s", tt->display, sigil);
+					      ? au_arena_printf(&r->model->arena, "%s", "function *")
+					      : au_arena_printf(&r->model->arena, "%s %s", tt->display, sigil);
 			ti->key = au_typekey_pointer(&r->model->arena, ks, tt->key);
 		} else {
-			ti->display = arena_printf(&r->model->arena, "void %s", sigil);
+			ti->display = au_arena_printf(&r->model->arena, "void %s", sigil);
 			ti->key = au_typekey_pointer(&r->model->arena, ks, TYPEKEY_VOID);
 		}
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
@@ -539,9 +539,9 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 		if (tag == DW_TAG_typedef && name)
 			ti->display = name;
 		else if (tag == DW_TAG_const_type)
-			ti->display = arena_printf(&r->model->arena, "const %s", ti->display);
+			ti->display = au_arena_printf(&r->model->arena, "const %s", ti->display);
 		else if (tag == DW_TAG_volatile_type)
-			ti->display = arena_printf(&r->model->arena, "volatile %s", ti->display);
+			ti->display = au_arena_printf(&r->model->arena, "volatile %s", ti->display);
 		break;
 	case DW_TAG_array_type:
 		array_info(r, die, ti, depth);
@@ -554,8 +554,8 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	case DW_TAG_union_type:
 	case DW_TAG_enumeration_type: {
 		const char *prefix = aggregate_prefix(tag);
-		const char *tdname = strmap_iget(&r->anon_names, die_key(die));
-		const char *qualified = strmap_iget(&r->qual_names, die_key(die));
+		const char *tdname = au_strmap_iget(&r->anon_names, die_key(die));
+		const char *qualified = au_strmap_iget(&r->qual_names, die_key(die));
 		if (qualified)
 			name = qualified;   /* ns::S, as the model names it */
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
@@ -572,7 +572,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 				ti->embeds = tdname;
 		} else {
 			struct layout_type *t = read_aggregate(r, die, NULL, depth + 1);
-			ti->display = arena_printf(&r->model->arena, "%s {...}", prefix);
+			ti->display = au_arena_printf(&r->model->arena, "%s {...}", prefix);
 			ti->key = au_typekey_anon(&r->model->arena, t);
 			ti->layout = t;
 		}
@@ -641,7 +641,7 @@ static bool member_bit_offset(struct reader *r, Dwarf_Die *m, uint64_t bit_size,
 static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, const char *name, int depth)
 {
 	struct arena *a = &r->model->arena;
-	struct layout_type *t = arena_alloc(a, sizeof(*t));
+	struct layout_type *t = au_arena_alloc(a, sizeof(*t));
 	int tag = dwarf_tag(die);
 	t->kind = tag == DW_TAG_union_type ? LAYOUT_UNION
 		: tag == DW_TAG_enumeration_type ? LAYOUT_ENUM : LAYOUT_STRUCT;
@@ -674,7 +674,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
 	if (t->kind == LAYOUT_ENUM) {
-		t->enumerators = arena_alloc(a, (n ? n : 1) * sizeof(*t->enumerators));
+		t->enumerators = au_arena_alloc(a, (n ? n : 1) * sizeof(*t->enumerators));
 		if (dwarf_child(die, &child) != 0)
 			return t;
 		do {
@@ -701,13 +701,13 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 				e->value = (int64_t)u;
 				e->is_unsigned = (int64_t)u < 0;
 			}
-			e->name = arena_strdup(a, en);
+			e->name = au_arena_strdup(a, en);
 			t->nenumerators++;
 		} while (dwarf_siblingof(&child, &child) == 0);
 		return t;
 	}
 
-	t->members = arena_alloc(a, (n ? n : 1) * sizeof(*t->members));
+	t->members = au_arena_alloc(a, (n ? n : 1) * sizeof(*t->members));
 	if (dwarf_child(die, &child) != 0)
 		return t;
 	do {
@@ -718,11 +718,11 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			continue;
 		struct layout_member *m = &t->members[t->nmembers];
 		const char *mn = die_name(r, &child);
-		m->name = mn ? arena_strdup(a, mn) : NULL;
+		m->name = mn ? au_arena_strdup(a, mn) : NULL;
 		Dwarf_Die mt;
 		if (!die_type(&child, &mt)) {
 			set_error(r, au_error_format("%s: member %s of %s %s has no type", r->path,
-						 mn ? mn : "(anonymous)", layout_kind_name(t->kind),
+						 mn ? mn : "(anonymous)", au_layout_kind_name(t->kind),
 						 name ? name : "(anonymous)"));
 			return t;
 		}
@@ -735,7 +735,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			Dwarf_Word virt = 0;
 			virtual_base = attr_udata(&child, DW_AT_virtuality, &virt) && virt != DW_VIRTUALITY_none;
 			const char *bn = au_typekey_tag_name(ti->display);
-			m->name = mn = arena_printf(a, "%sbase %s", virtual_base ? "virtual " : "", bn);
+			m->name = mn = au_arena_printf(a, "%sbase %s", virtual_base ? "virtual " : "", bn);
 		} else if (mn && strncmp(mn, "_vptr", 5) == 0 && (mn[5] == '.' || mn[5] == '$') &&
 			   dwarf_hasattr(&child, DW_AT_artificial)) {
 			/* g++ "_vptr.A", clang "_vptr$A": one name for the vtable
@@ -761,7 +761,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			m->bit_offset = 0;
 		} else if (!member_bit_offset(r, &child, m->bit_size, m->is_bitfield, m->size, &m->bit_offset)) {
 			set_error(r, au_error_format("%s: member %s of %s %s: unreadable offset", r->path,
-						 mn ? mn : "(anonymous)", layout_kind_name(t->kind),
+						 mn ? mn : "(anonymous)", au_layout_kind_name(t->kind),
 						 name ? name : "(anonymous)"));
 			return t;
 		}
@@ -778,17 +778,17 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			}
 			int bt = dwarf_tag(&base);
 			if ((bt == DW_TAG_structure_type || bt == DW_TAG_union_type || bt == DW_TAG_class_type) &&
-			    !die_name(r, &base) && !strmap_iget(&r->anon_names, die_key(&base)))
+			    !die_name(r, &base) && !au_strmap_iget(&r->anon_names, die_key(&base)))
 				m->anon = type_info_of(r, &base, depth + 1)->layout;
 		}
 		t->nmembers++;
 		if (r->err)
 			return t;
 	} while (dwarf_siblingof(&child, &child) == 0);
-	t->nflat = layout_count_flat(t);
+	t->nflat = au_layout_count_flat(t);
 	if (t->nflat > LAYOUT_MAX_FLAT)
 		set_error(r, au_error_format("%s: corrupt .debug_info: %s %s expands to over %d members", r->path,
-					     layout_kind_name(t->kind), name ? name : "(anonymous)", LAYOUT_MAX_FLAT));
+					     au_layout_kind_name(t->kind), name ? name : "(anonymous)", LAYOUT_MAX_FLAT));
 	return t;
 }
 
@@ -835,7 +835,7 @@ static void import_unit(struct reader *r, Dwarf_Die *die, int pass)
 static const char *qualify(struct reader *r, const char *qual, Dwarf_Die *ns)
 {
 	const char *n = die_name(r, ns);
-	return arena_printf(&r->model->arena, "%s%s::", qual, n ? n : "(anonymous namespace)");
+	return au_arena_printf(&r->model->arena, "%s%s::", qual, n ? n : "(anonymous namespace)");
 }
 
 /* One walk over the children of a DIE for both passes: corrupt DIEs are
@@ -892,9 +892,9 @@ static void visit_typedefs(struct reader *r, Dwarf_Die *child, int tag, const vo
 		if (name && (ptr || die_type(child, &target)) && is_aggregate_tag(dwarf_tag(&target)) &&
 		    !die_name(r, &target) && !is_declaration(&target)) {
 			struct strmap *m = ptr ? &r->ptr_names : &r->anon_names;
-			if (!strmap_iget(m, die_key(&target))) {
-				const char *tn = arena_printf(&r->model->arena, "%s%s", qual, name);
-				strmap_iput(m, die_key(&target),
+			if (!au_strmap_iget(m, die_key(&target))) {
+				const char *tn = au_arena_printf(&r->model->arena, "%s%s", qual, name);
+				au_strmap_iput(m, die_key(&target),
 					    (void *)(ptr ? au_typekey_ptr_typedef(&r->model->arena, tn) : tn));
 			}
 		}
@@ -904,18 +904,18 @@ static void visit_typedefs(struct reader *r, Dwarf_Die *child, int tag, const vo
 	} else if (is_aggregate_tag(tag)) {
 		const char *n = die_name(r, child);
 		if (*qual && n)
-			strmap_iput(&r->qual_names, die_key(child),
-				    (void *)arena_printf(&r->model->arena, "%s%s", qual, n));
+			au_strmap_iput(&r->qual_names, die_key(child),
+				    (void *)au_arena_printf(&r->model->arena, "%s%s", qual, n));
 		/* A class's member type declared here and defined elsewhere
 		 * (DW_AT_specification: out of line, or in a type unit): its
 		 * scope is this class. */
 		if (ctx->scope && is_declaration(child))
-			strmap_iput(&r->decl_scopes, die_key(child), (void *)ctx->scope);
+			au_strmap_iput(&r->decl_scopes, die_key(child), (void *)ctx->scope);
 		if (tag != DW_TAG_enumeration_type) {
 			struct typedef_ctx inner = {
 				.qual = qual,
 				.scope = n ? au_typekey_named(&r->model->arena, aggregate_prefix(tag),
-							      arena_printf(&r->model->arena, "%s%s", qual, n))
+							      au_arena_printf(&r->model->arena, "%s%s", qual, n))
 					   : NULL,
 			};
 			walk_children(r, child, 0, visit_typedefs, &inner, depth + 1);
@@ -931,7 +931,7 @@ static void read_anonymous_enum(struct reader *r, Dwarf_Die *die, const char *sc
 	if (r->err || t->nenumerators == 0)
 		return;
 	t->name = au_typekey_anon_enum_name(&r->model->arena, t->enumerators[0].name);
-	if (layout_model_find(r->model, t->name))
+	if (au_layout_model_find(r->model, t->name))
 		return; /* the same enum seen again (another unit, or a g++ scope) */
 	t->anonymous = true;
 	t->scope = scope;
@@ -939,18 +939,18 @@ static void read_anonymous_enum(struct reader *r, Dwarf_Die *die, const char *sc
 	int line;
 	if (dwarf_decl_line(die, &line) == 0 && line > 0)
 		t->line = (unsigned)line;
-	layout_model_add(r->model, t);
+	au_layout_model_add(r->model, t);
 }
 
 /* A definition's layout as one string: two definitions are the same type
  * when their keys are equal. */
 static const char *definition_key(struct reader *r, struct layout_type *t)
 {
-	const char *k = strmap_iget(&r->odr_keys, (uint64_t)(uintptr_t)t);
+	const char *k = au_strmap_iget(&r->odr_keys, (uint64_t)(uintptr_t)t);
 	if (!k) {
-		k = arena_printf(&r->model->arena, "%s/a%llu/%s", au_typekey_anon(&r->model->arena, t),
+		k = au_arena_printf(&r->model->arena, "%s/a%llu/%s", au_typekey_anon(&r->model->arena, t),
 				 (unsigned long long)t->align, t->scope ? t->scope : "");
-		strmap_iput(&r->odr_keys, (uint64_t)(uintptr_t)t, (void *)k);
+		au_strmap_iput(&r->odr_keys, (uint64_t)(uintptr_t)t, (void *)k);
 	}
 	return k;
 }
@@ -1009,14 +1009,14 @@ static void split_scoped(struct reader *r)
 					last = last->odr_next;
 				last->odr_next = d;
 			} else {
-				layout_model_append(m, d);
+				au_layout_model_append(m, d);
 			}
 			d = next;
 		}
 	}
 	if (renamed || m->ntypes != n0) {
 		/* Names changed: the index is rebuilt. */
-		layout_model_reindex(m);
+		au_layout_model_reindex(m);
 	}
 }
 
@@ -1032,9 +1032,9 @@ static void order_definitions(struct reader *r)
 		size_t n = 0;
 		for (struct layout_type *d = first; d; d = d->odr_next)
 			n++;
-		struct layout_type **v = xmalloc(n * sizeof(*v));
-		struct layout_type *copies = xmalloc(n * sizeof(*copies));
-		const char **keys = xmalloc(n * sizeof(*keys));
+		struct layout_type **v = au_xmalloc(n * sizeof(*v));
+		struct layout_type *copies = au_xmalloc(n * sizeof(*copies));
+		const char **keys = au_xmalloc(n * sizeof(*keys));
 		size_t k = 0;
 		for (struct layout_type *d = first; d; d = d->odr_next, k++) {
 			v[k] = d;
@@ -1042,7 +1042,7 @@ static void order_definitions(struct reader *r)
 			keys[k] = definition_key(r, d);
 		}
 		/* Selection of the order by key (n is small). */
-		size_t *order = xmalloc(n * sizeof(*order));
+		size_t *order = au_xmalloc(n * sizeof(*order));
 		for (size_t a = 0; a < n; a++)
 			order[a] = a;
 		for (size_t a = 0; a < n; a++)
@@ -1076,11 +1076,11 @@ static void visit_types(struct reader *r, Dwarf_Die *die, int tag, const void *c
 		return;
 	/* "struct foo", or the typedef naming an anonymous one: the type's
 	 * model name, and the scope of what g++ nests in it. */
-	const char *n = strmap_iget(&r->qual_names, die_key(die));
+	const char *n = au_strmap_iget(&r->qual_names, die_key(die));
 	if (!n)
 		n = die_name(r, die);
 	const char *name = n ? au_typekey_named(&r->model->arena, aggregate_prefix(tag), n)
-			     : strmap_iget(&r->anon_names, die_key(die));
+			     : au_strmap_iget(&r->anon_names, die_key(die));
 	bool typedef_name = !n && name;
 	const char *own_scope = scope;
 	Dwarf_Attribute spec_attr;
@@ -1088,11 +1088,11 @@ static void visit_types(struct reader *r, Dwarf_Die *die, int tag, const void *c
 	if (dwarf_attr(die, DW_AT_specification, &spec_attr) && dwarf_formref_die(&spec_attr, &spec)) {
 		/* Defined outside the class that declares it: named and
 		 * scoped as the declaration is. */
-		const char *ds = strmap_iget(&r->decl_scopes, die_key(&spec));
+		const char *ds = au_strmap_iget(&r->decl_scopes, die_key(&spec));
 		if (ds)
 			own_scope = ds;
 		if (!n) {
-			const char *sn = strmap_iget(&r->qual_names, die_key(&spec));
+			const char *sn = au_strmap_iget(&r->qual_names, die_key(&spec));
 			if (!sn)
 				sn = die_name(r, &spec);
 			if (sn) {
@@ -1107,7 +1107,7 @@ static void visit_types(struct reader *r, Dwarf_Die *die, int tag, const void *c
 			read_anonymous_enum(r, die, own_scope);
 			return;
 		}
-		struct layout_type *first = name ? layout_model_find(r->model, name) : NULL;
+		struct layout_type *first = name ? au_layout_model_find(r->model, name) : NULL;
 		/* C++ may nest two types of one name in two classes, in one unit. */
 		if (name && (!first || r->multi_unit || r->model->lang == LANG_CXX)) {
 			/* A name seen before (in another unit of a library) is read
@@ -1119,7 +1119,7 @@ static void visit_types(struct reader *r, Dwarf_Die *die, int tag, const void *c
 			t->scope = own_scope;
 			t->is_typedef = typedef_name;
 			if (!first)
-				layout_model_add(r->model, t);
+				au_layout_model_add(r->model, t);
 			else
 				add_definition(r, first, t);
 		}
@@ -1154,9 +1154,9 @@ static enum layout_lang language_of(Dwarf_Word lang)
  * per pass whoever imports it. */
 static void walk_unit(struct reader *r, Dwarf_Die *cu, int pass)
 {
-	if (strmap_iget(&r->visited[pass], die_key(cu)))
+	if (au_strmap_iget(&r->visited[pass], die_key(cu)))
 		return;
-	strmap_iput(&r->visited[pass], die_key(cu), r);
+	au_strmap_iput(&r->visited[pass], die_key(cu), r);
 	Dwarf *dw = dwarf_cu_getdwarf(cu->cu);
 	add_regions(r, dw ? dwarf_getelf(dw) : NULL, r->path);
 	if (r->err)
@@ -1247,7 +1247,7 @@ static void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass)
 				else {
 					/* A DWARF package beside the object: libdw 0.188 does
 					 * not read .dwp files. */
-					char *dwp = xasprintf("%s.dwp", r->path);
+					char *dwp = au_xasprintf("%s.dwp", r->path);
 					bool has_dwp = access(dwp, F_OK) == 0;
 					free(dwp);
 					set_error(r, au_error_format("%s: the split DWARF unit at 0x%llx is in %s, which was "
@@ -1259,9 +1259,9 @@ static void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass)
 				return;
 			}
 			Dwarf *sd = dwarf_cu_getdwarf(subdie.cu);
-			if (sd && !strmap_iget(&r->visited[pass], (uint64_t)(uintptr_t)sd)) {
+			if (sd && !au_strmap_iget(&r->visited[pass], (uint64_t)(uintptr_t)sd)) {
 				/* The .dwo's own type units as well as its compile unit. */
-				strmap_iput(&r->visited[pass], (uint64_t)(uintptr_t)sd, r);
+				au_strmap_iput(&r->visited[pass], (uint64_t)(uintptr_t)sd, r);
 				Dwarf_Attribute attr;
 				const char *cd = dwarf_attr(&cudie, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr) : NULL;
 				const char *saved = r->default_comp_dir;
@@ -1291,7 +1291,7 @@ static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
 {
 	/* Only the object's own sections: no separate debug files, no
 	 * debuginfod, so a result never depends on the machine. A dwz
-	 * supplement is found by dwarf_read_layouts itself. */
+	 * supplement is found by au_dwarf_read_layouts itself. */
 	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
 	(void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
 	return -1;
@@ -1433,7 +1433,7 @@ static size_t grow_append(struct growbuf *b, const void *p, size_t n, size_t ali
 	size_t at = (b->len + align - 1) & ~(align - 1);
 	if (at + n > b->cap) {
 		b->cap = 2 * (at + n) + 4096;
-		b->data = xrealloc(b->data, b->cap);
+		b->data = au_xrealloc(b->data, b->cap);
 	}
 	memset(b->data + b->len, 0, at - b->len);
 	if (n)
@@ -1482,7 +1482,7 @@ static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 		free(orig);
 		return au_error_format("%s: read error: %s", path, rerr ? strerror(rerr) : "the file changed size");
 	}
-	struct growbuf img = { .data = xmalloc((size_t)st.st_size + 4096), .cap = (size_t)st.st_size + 4096 };
+	struct growbuf img = { .data = au_xmalloc((size_t)st.st_size + 4096), .cap = (size_t)st.st_size + 4096 };
 	memcpy(img.data, orig, (size_t)st.st_size);
 	img.len = (size_t)st.st_size;
 	struct au_error *err = NULL;
@@ -1501,9 +1501,9 @@ static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 		err = au_error_format("%s: corrupt section table (entry size %u)", path, L.shentsize);
 		goto out;
 	}
-	GElf_Shdr *sh = xmalloc(shnum * sizeof(*sh));
-	const char **names = xmalloc(shnum * sizeof(*names));
-	bool *done = xmalloc(shnum);
+	GElf_Shdr *sh = au_xmalloc(shnum * sizeof(*sh));
+	const char **names = au_xmalloc(shnum * sizeof(*names));
+	bool *done = au_xmalloc(shnum);
 	memset(done, 0, shnum);
 	for (size_t i = 0; i < shnum; i++) {
 		Elf_Scn *scn = elf_getscn(elf, i);
@@ -1728,14 +1728,14 @@ static struct au_error *open_alt(const char *path, Dwarf *dw, const struct dwarf
 	size_t nc = 0;
 	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
 	for (size_t i = 0; opts && i < opts->nalt; i++)
-		cands[nc++] = xstrdup(opts->alt[i]);
-	char *dir = xstrdup(path);
+		cands[nc++] = au_xstrdup(opts->alt[i]);
+	char *dir = au_xstrdup(path);
 	char *slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
 	const char *d = slash ? dir : ".";
-	cands[nc++] = name[0] == '/' ? xstrdup(name) : xasprintf("%s/%s", d, name);
-	cands[nc++] = xasprintf("%s/%s", d, base);
+	cands[nc++] = name[0] == '/' ? au_xstrdup(name) : au_xasprintf("%s/%s", d, name);
+	cands[nc++] = au_xasprintf("%s/%s", d, base);
 	struct au_error *err = NULL;
 	bool found = false, mismatch = false;
 	for (size_t i = 0; i < nc && !found; i++) {
@@ -1794,19 +1794,19 @@ static bool has_symtab(Elf *elf)
 	return false;
 }
 
-struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model)
+struct au_error *au_dwarf_read_layouts(const char *path, struct layout_model *model)
 {
-	return dwarf_read_layouts_opts(path, model, NULL);
+	return au_dwarf_read_layouts_opts(path, model, NULL);
 }
 
-struct au_error *dwarf_read_layouts_opts(const char *path, struct layout_model *model,
+struct au_error *au_dwarf_read_layouts_opts(const char *path, struct layout_model *model,
 					 const struct dwarf_read_options *opts)
 {
 	struct au_error *err = NULL;
 	int fd = au_open_input(path, &err);
 	if (fd < 0)
 		return err;
-	return dwarf_read_layouts_fd(path, fd, model, opts);
+	return au_dwarf_read_layouts_fd(path, fd, model, opts);
 }
 
 static struct au_error *read_fd(const char *path, int fd, struct layout_model *model,
@@ -1834,7 +1834,7 @@ static struct au_error *read_archive(const char *path, int fd, struct layout_mod
 		Elf_Arhdr *h = elf_getarhdr(m);
 		const char *name = h && h->ar_name ? h->ar_name : "?";
 		if (name[0] != '/') {   /* "/" and "//": the symbol and name tables */
-			char *label = xasprintf("%s(%s)", path, name);
+			char *label = au_xasprintf("%s(%s)", path, name);
 			size_t size = 0;
 			char *raw = elf_rawfile(m, &size);
 			int mfd = raw && size ? memfd_create("abidiff-uapi-member", MFD_CLOEXEC) : -1;
@@ -1862,7 +1862,7 @@ static struct au_error *read_archive(const char *path, int fd, struct layout_mod
 	return err;
 }
 
-struct au_error *dwarf_read_layouts_fd(const char *path, int fd, struct layout_model *model,
+struct au_error *au_dwarf_read_layouts_fd(const char *path, int fd, struct layout_model *model,
 				       const struct dwarf_read_options *opts)
 {
 	unsigned char magic[8];
@@ -1928,14 +1928,14 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 		dwfl_end(dwfl);
 		return err;
 	}
-	strmap_init(&r.infos);
-	strmap_init(&r.anon_names);
-	strmap_init(&r.ptr_names);
-	strmap_init(&r.qual_names);
-	strmap_init(&r.decl_scopes);
-	strmap_init(&r.files);
-	strmap_init(&r.visited[0]);
-	strmap_init(&r.visited[1]);
+	au_strmap_init(&r.infos);
+	au_strmap_init(&r.anon_names);
+	au_strmap_init(&r.ptr_names);
+	au_strmap_init(&r.qual_names);
+	au_strmap_init(&r.decl_scopes);
+	au_strmap_init(&r.files);
+	au_strmap_init(&r.visited[0]);
+	au_strmap_init(&r.visited[1]);
 	struct alt_file alt = { .fd = -1 };
 
 	add_regions(&r, dwarf_getelf(dw), path);
@@ -1970,7 +1970,7 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 		}
 		r.multi_unit = n > 1 || model->ntypes > 0;   /* or an earlier archive member */
 	}
-	strmap_init(&r.odr_keys);
+	au_strmap_init(&r.odr_keys);
 
 	/* Pass 1 over all units first: a typedef in one place may name an
 	 * anonymous aggregate that a member elsewhere uses. */
@@ -1980,8 +1980,8 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 			/* A typedef of the type itself wins over one of a pointer to it. */
 			for (size_t i = 0; i < r.ptr_names.capacity; i++) {
 				struct strmap_slot *sl = &r.ptr_names.slots[i];
-				if (sl->used && !strmap_iget(&r.anon_names, sl->ikey))
-					strmap_iput(&r.anon_names, sl->ikey, sl->value);
+				if (sl->used && !au_strmap_iget(&r.anon_names, sl->ikey))
+					au_strmap_iput(&r.anon_names, sl->ikey, sl->value);
 			}
 		}
 	}
@@ -1989,7 +1989,7 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 		split_scoped(&r);
 		order_definitions(&r);
 	}
-	strmap_deinit(&r.odr_keys);
+	au_strmap_deinit(&r.odr_keys);
 	if (!r.err && r.units == 0)
 		r.err = au_error_format("%s: no DWARF compilation units", path);
 	else if (!r.err && model->ntypes == 0 && !member)
@@ -1998,14 +1998,14 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 					  "(%zu units) has a name to compare it by", path, r.definitions, r.units / 2)
 			: au_error_format("%s: its debug information (%zu unit%s) defines no struct, union or enum: "
 					  "no layout to compare", path, r.units / 2, r.units / 2 == 1 ? "" : "s");
-	strmap_deinit(&r.infos);
-	strmap_deinit(&r.anon_names);
-	strmap_deinit(&r.ptr_names);
-	strmap_deinit(&r.qual_names);
-	strmap_deinit(&r.decl_scopes);
-	strmap_deinit(&r.files);
-	strmap_deinit(&r.visited[0]);
-	strmap_deinit(&r.visited[1]);
+	au_strmap_deinit(&r.infos);
+	au_strmap_deinit(&r.anon_names);
+	au_strmap_deinit(&r.ptr_names);
+	au_strmap_deinit(&r.qual_names);
+	au_strmap_deinit(&r.decl_scopes);
+	au_strmap_deinit(&r.files);
+	au_strmap_deinit(&r.visited[0]);
+	au_strmap_deinit(&r.visited[1]);
 	if (own_dw)
 		dwarf_end(own_dw);
 	dwfl_end(dwfl);

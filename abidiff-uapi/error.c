@@ -8,10 +8,10 @@
 
 struct au_error *au_error_format(const char *fmt, ...)
 {
-	struct au_error *err = xmalloc(sizeof(*err));
+	struct au_error *err = au_xmalloc(sizeof(*err));
 	va_list ap;
 	va_start(ap, fmt);
-	err->message = xvasprintf(fmt, ap);
+	err->message = au_xvasprintf(fmt, ap);
 	va_end(ap);
 	return err;
 }

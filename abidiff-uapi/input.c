@@ -50,7 +50,7 @@ int au_open_input(const char *path, struct au_error **err)
 int au_read_all(int fd, size_t hint, unsigned char **ret, size_t *ret_len)
 {
 	size_t cap = hint ? hint : 65536, len = 0;
-	unsigned char *buf = xmalloc(cap);
+	unsigned char *buf = au_xmalloc(cap);
 	for (;;) {
 		if (len == cap) {
 			/* No input of ours is this large. */
@@ -58,7 +58,7 @@ int au_read_all(int fd, size_t hint, unsigned char **ret, size_t *ret_len)
 				free(buf);
 				return EFBIG;
 			}
-			buf = xrealloc(buf, 2 * cap);
+			buf = au_xrealloc(buf, 2 * cap);
 			cap *= 2;
 		}
 		ssize_t n = pread(fd, buf + len, cap - len, (off_t)len);

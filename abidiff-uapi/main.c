@@ -260,7 +260,7 @@ static bool is_raw_btf(int fd)
  * kind told by its first bytes, and the reader given that descriptor. */
 static struct au_error *load(const char *path, bool btf, const struct options *o, struct layout_model *m)
 {
-	layout_model_init(m, path);
+	au_layout_model_init(m, path);
 	struct au_error *err = NULL;
 	int fd = au_open_input(path, &err);
 	if (fd < 0)
@@ -268,16 +268,16 @@ static struct au_error *load(const char *path, bool btf, const struct options *o
 	btf = btf || is_raw_btf(fd);
 	/* --btf-base applies to OLD (or dump's FILE), the side --btf names. */
 	const char *base = path == o->files[0] ? o->btf_base : NULL;
-	err = btf ? btf_read_layouts_split_fd(path, fd, base, m) : dwarf_read_layouts_fd(path, fd, m, &o->dwarf);
+	err = btf ? au_btf_read_layouts_split_fd(path, fd, base, m) : au_dwarf_read_layouts_fd(path, fd, m, &o->dwarf);
 	if (err)
 		return err;
 	/* BTF records no declaring files: --headers narrows the DWARF side, and
 	 * pairing by name does the rest. */
 	if (o->ntypes || (o->nheaders && !btf))
-		layout_model_filter(m, btf ? keep_named : keep_type, (void *)o);
+		au_layout_model_filter(m, btf ? keep_named : keep_type, (void *)o);
 	if (o->nheaders && !btf)
 		relative_files(o, m);
-	layout_model_sort(m);
+	au_layout_model_sort(m);
 	return NULL;
 }
 
@@ -309,7 +309,7 @@ static int sink_open(const struct options *o, struct sink *ret)
 			? "is a device" : "is not a regular file");
 		return EXIT_TROUBLE;
 	}
-	ret->tmp = xasprintf("%s.tmpXXXXXX", o->output);
+	ret->tmp = au_xasprintf("%s.tmpXXXXXX", o->output);
 	int fd = mkstemp(ret->tmp);
 	mode_t mode;
 	if (exists) {
@@ -416,22 +416,22 @@ int main(int argc, char **argv)
 		struct compare_options copts = { .common_only = o.common_only, .strict = o.strict,
 						 .fail_on = o.fail_on ? o.fail_on : SEVERITY_BREAK };
 		struct comparison cmp;
-		compare_models(&models[0], &models[1], &copts, &cmp);
+		au_compare_models(&models[0], &models[1], &copts, &cmp);
 		if (o.format == FORMAT_JSON)
-			report_diff_json(sink.f, &cmp, o.files[0], o.files[1]);
+			au_report_diff_json(sink.f, &cmp, o.files[0], o.files[1]);
 		else if (o.format == FORMAT_SARIF)
-			report_diff_sarif(sink.f, &cmp, o.files[0], o.files[1]);
+			au_report_diff_sarif(sink.f, &cmp, o.files[0], o.files[1]);
 		else if (o.format == FORMAT_JUNIT)
-			report_diff_junit(sink.f, &cmp, &models[0], &models[1], o.files[0], o.files[1]);
+			au_report_diff_junit(sink.f, &cmp, &models[0], &models[1], o.files[0], o.files[1]);
 		else
-			report_diff_text(sink.f, &cmp, o.files[0], o.files[1]);
+			au_report_diff_text(sink.f, &cmp, o.files[0], o.files[1]);
 		rc = cmp.incompatible ? EXIT_INCOMPATIBLE : EXIT_COMPATIBLE;
-		comparison_deinit(&cmp);
+		au_comparison_deinit(&cmp);
 	} else {
 		if (o.format == FORMAT_JSON)
-			report_dump_json(sink.f, &models[0]);
+			au_report_dump_json(sink.f, &models[0]);
 		else
-			report_dump_text(sink.f, &models[0]);
+			au_report_dump_text(sink.f, &models[0]);
 		rc = EXIT_COMPATIBLE;
 	}
 	int src = sink_close(&o, &sink);
@@ -439,7 +439,7 @@ int main(int argc, char **argv)
 		rc = src;
 out:
 	for (int i = 0; i < loaded; i++)
-		layout_model_deinit(&models[i]);
+		au_layout_model_deinit(&models[i]);
 out_headers:
 	for (int i = 0; i < o.nheaders; i++)
 		free(o.header_real[i]);

@@ -5,51 +5,51 @@
 
 #include "model.h"
 
-void layout_model_init(struct layout_model *m, const char *path)
+void au_layout_model_init(struct layout_model *m, const char *path)
 {
 	memset(m, 0, sizeof(*m));
-	arena_init(&m->arena);
-	strmap_init(&m->by_name);
-	m->path = arena_strdup(&m->arena, path);
+	au_arena_init(&m->arena);
+	au_strmap_init(&m->by_name);
+	m->path = au_arena_strdup(&m->arena, path);
 }
 
-void layout_model_deinit(struct layout_model *m)
+void au_layout_model_deinit(struct layout_model *m)
 {
 	free(m->types);
-	strmap_deinit(&m->by_name);
-	arena_deinit(&m->arena);
+	au_strmap_deinit(&m->by_name);
+	au_arena_deinit(&m->arena);
 }
 
-void layout_model_append(struct layout_model *m, struct layout_type *t)
+void au_layout_model_append(struct layout_model *m, struct layout_type *t)
 {
 	if (m->ntypes == m->capacity) {
 		size_t cap = m->capacity ? 2 * m->capacity : 256;
-		m->types = xrealloc(m->types, cap * sizeof(*m->types));
+		m->types = au_xrealloc(m->types, cap * sizeof(*m->types));
 		m->capacity = cap;
 	}
 	m->types[m->ntypes++] = t;
 }
 
-bool layout_model_add(struct layout_model *m, struct layout_type *t)
+bool au_layout_model_add(struct layout_model *m, struct layout_type *t)
 {
-	if (strmap_get(&m->by_name, t->name))
+	if (au_strmap_get(&m->by_name, t->name))
 		return false;
-	layout_model_append(m, t);
-	strmap_put(&m->by_name, t->name, t);
+	au_layout_model_append(m, t);
+	au_strmap_put(&m->by_name, t->name, t);
 	return true;
 }
 
-void layout_model_reindex(struct layout_model *m)
+void au_layout_model_reindex(struct layout_model *m)
 {
-	strmap_deinit(&m->by_name);
-	strmap_init(&m->by_name);
+	au_strmap_deinit(&m->by_name);
+	au_strmap_init(&m->by_name);
 	for (size_t i = 0; i < m->ntypes; i++)
-		strmap_put(&m->by_name, m->types[i]->name, m->types[i]);
+		au_strmap_put(&m->by_name, m->types[i]->name, m->types[i]);
 }
 
-struct layout_type *layout_model_find(const struct layout_model *m, const char *name)
+struct layout_type *au_layout_model_find(const struct layout_model *m, const char *name)
 {
-	return strmap_get(&m->by_name, name);
+	return au_strmap_get(&m->by_name, name);
 }
 
 static int cmp_type(const void *a, const void *b)
@@ -59,27 +59,27 @@ static int cmp_type(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-void layout_model_sort(struct layout_model *m)
+void au_layout_model_sort(struct layout_model *m)
 {
 	if (m->ntypes)
 		qsort(m->types, m->ntypes, sizeof(*m->types), cmp_type);
 }
 
-void layout_model_filter(struct layout_model *m, bool (*keep)(const struct layout_type *, void *), void *arg)
+void au_layout_model_filter(struct layout_model *m, bool (*keep)(const struct layout_type *, void *), void *arg)
 {
 	size_t n = 0;
-	strmap_deinit(&m->by_name);
-	strmap_init(&m->by_name);
+	au_strmap_deinit(&m->by_name);
+	au_strmap_init(&m->by_name);
 	for (size_t i = 0; i < m->ntypes; i++) {
 		if (keep(m->types[i], arg)) {
 			m->types[n++] = m->types[i];
-			strmap_put(&m->by_name, m->types[i]->name, m->types[i]);
+			au_strmap_put(&m->by_name, m->types[i]->name, m->types[i]);
 		}
 	}
 	m->ntypes = n;
 }
 
-const char *layout_kind_name(enum layout_kind kind)
+const char *au_layout_kind_name(enum layout_kind kind)
 {
 	switch (kind) {
 	case LAYOUT_STRUCT: return "struct";
@@ -108,7 +108,7 @@ static void flat_push(struct flat_buf *b, const struct layout_member *m, uint64_
 {
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 16;
-		b->v = xrealloc(b->v, b->cap * sizeof(*b->v));
+		b->v = au_xrealloc(b->v, b->cap * sizeof(*b->v));
 	}
 	b->v[b->n].member = m;
 	b->v[b->n].bit_offset = off;
@@ -132,11 +132,11 @@ static void flatten(const struct layout_type *t, uint64_t base, struct flat_buf 
 		if (m->name) {
 			if (is_empty_filler(m))
 				continue;
-			const char *name = paths && *prefix ? arena_printf(paths, "%s%s", prefix, m->name) : m->name;
+			const char *name = paths && *prefix ? au_arena_printf(paths, "%s%s", prefix, m->name) : m->name;
 			flat_push(b, m, base + m->bit_offset, name, union_depth, t);
 			if (paths && m->nested)
 				flatten(m->nested, base + m->bit_offset, b, depth + 1, paths,
-					arena_printf(paths, "%s.", name), union_depth);
+					au_arena_printf(paths, "%s.", name), union_depth);
 		} else if (m->anon) {
 			flatten(m->anon, base + m->bit_offset, b, depth + 1, paths, prefix, union_depth);
 		}
@@ -161,17 +161,17 @@ static size_t flatten_sorted(const struct layout_type *t, struct arena *paths, s
 	return b.n;
 }
 
-size_t layout_flatten(const struct layout_type *t, struct flat_member **ret)
+size_t au_layout_flatten(const struct layout_type *t, struct flat_member **ret)
 {
 	return flatten_sorted(t, NULL, ret);
 }
 
-size_t layout_flatten_paths(const struct layout_type *t, struct arena *a, struct flat_member **ret)
+size_t au_layout_flatten_paths(const struct layout_type *t, struct arena *a, struct flat_member **ret)
 {
 	return flatten_sorted(t, a, ret);
 }
 
-size_t layout_gaps(const struct layout_type *t, uint64_t base, struct layout_gap **ret, uint64_t *padding_bits)
+size_t au_layout_gaps(const struct layout_type *t, uint64_t base, struct layout_gap **ret, uint64_t *padding_bits)
 {
 	size_t n = 0;
 	uint64_t end = 0;
@@ -181,10 +181,10 @@ size_t layout_gaps(const struct layout_type *t, uint64_t base, struct layout_gap
 		return 0;
 	}
 	/* At most one hole before each member. */
-	struct layout_gap *v = xmalloc((t->nmembers ? t->nmembers : 1) * sizeof(*v));
+	struct layout_gap *v = au_xmalloc((t->nmembers ? t->nmembers : 1) * sizeof(*v));
 	for (size_t i = 0; i < t->nmembers; i++) {
 		const struct layout_member *m = &t->members[i];
-		uint64_t bits = m->anon ? 8 * m->anon->size : member_bits(m);
+		uint64_t bits = m->anon ? 8 * m->anon->size : au_member_bits(m);
 		if (m->bit_offset > end) {
 			v[n].bit_offset = base + end;
 			v[n].bit_size = m->bit_offset - end;
@@ -199,7 +199,7 @@ size_t layout_gaps(const struct layout_type *t, uint64_t base, struct layout_gap
 	return n;
 }
 
-size_t layout_count_flat(const struct layout_type *t)
+size_t au_layout_count_flat(const struct layout_type *t)
 {
 	size_t n = t->nmembers;
 	for (size_t i = 0; i < t->nmembers; i++) {

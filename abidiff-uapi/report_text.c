@@ -26,12 +26,12 @@ static void declarator(struct strbuf *b, const struct layout_member *m, int dept
 	if (w < 8)
 		w = 8;
 	if (dims)
-		strbuf_printf(b, "%-*.*s %s%s", w, (int)(dims - t), t, name, dims);
+		au_strbuf_printf(b, "%-*.*s %s%s", w, (int)(dims - t), t, name, dims);
 	else
-		strbuf_printf(b, "%-*s %s", w, t, name);
+		au_strbuf_printf(b, "%-*s %s", w, t, name);
 	if (m->is_bitfield)
-		strbuf_printf(b, ":%" PRIu64, m->bit_size);
-	strbuf_putc(b, ';');
+		au_strbuf_printf(b, ":%" PRIu64, m->bit_size);
+	au_strbuf_putc(b, ';');
 }
 
 static void tabs(FILE *out, int n)
@@ -44,7 +44,7 @@ static void members_text(FILE *out, const struct layout_type *t, uint64_t base, 
 {
 	struct layout_gap *gaps;
 	uint64_t padding;
-	size_t ngaps = layout_gaps(t, base, &gaps, &padding);
+	size_t ngaps = au_layout_gaps(t, base, &gaps, &padding);
 	size_t g = 0;
 	int width = 48 - 8 * (depth - 1);   /* comments line up as pahole's do */
 	if (width < 24)
@@ -58,7 +58,7 @@ static void members_text(FILE *out, const struct layout_type *t, uint64_t base, 
 		}
 		tabs(out, depth);
 		if (m->anon) {
-			fprintf(out, "%s {\n", layout_kind_name(m->anon->kind));
+			fprintf(out, "%s {\n", au_layout_kind_name(m->anon->kind));
 			members_text(out, m->anon, off, depth + 1);
 			tabs(out, depth);
 			fprintf(out, "%-*s /* %5" PRIu64 " %5" PRIu64 " */\n", width, "};", off / 8, m->anon->size);
@@ -66,13 +66,13 @@ static void members_text(FILE *out, const struct layout_type *t, uint64_t base, 
 		}
 		struct strbuf b = STRBUF_INIT;
 		declarator(&b, m, depth);
-		const char *decl = strbuf_str(&b);
+		const char *decl = au_strbuf_str(&b);
 		if (m->is_bitfield)
 			fprintf(out, "%-*s /* %5" PRIu64 ":%2" PRIu64 " %3" PRIu64 " */\n", width, decl, off / 8, off % 8,
 				m->size);
 		else
 			fprintf(out, "%-*s /* %5" PRIu64 " %5" PRIu64 " */\n", width, decl, off / 8, m->size);
-		strbuf_release(&b);
+		au_strbuf_release(&b);
 	}
 	if (padding && depth > 1) {
 		tabs(out, depth);
@@ -88,7 +88,7 @@ static void type_text(FILE *out, const struct layout_type *t)
 	const char *name = t->name;
 	bool typedefd = t->is_typedef;
 	if (typedefd)
-		fprintf(out, "typedef %s {\n", layout_kind_name(t->kind));
+		fprintf(out, "typedef %s {\n", au_layout_kind_name(t->kind));
 	else if (t->anonymous)
 		fprintf(out, "enum { /* anonymous */\n");
 	else
@@ -107,7 +107,7 @@ static void type_text(FILE *out, const struct layout_type *t)
 	members_text(out, t, 0, 1);
 	struct layout_gap *gaps;
 	uint64_t padding, holes = 0;
-	size_t ngaps = layout_gaps(t, 0, &gaps, &padding);
+	size_t ngaps = au_layout_gaps(t, 0, &gaps, &padding);
 	for (size_t i = 0; i < ngaps; i++)
 		holes += gaps[i].bit_size;
 	free(gaps);
@@ -126,7 +126,7 @@ static void type_text(FILE *out, const struct layout_type *t)
 	fprintf(out, "}%s%s;\n\n", typedefd ? " " : "", typedefd ? name : "");
 }
 
-char *report_type_text(const struct layout_type *t)
+char *au_report_type_text(const struct layout_type *t)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -139,7 +139,7 @@ char *report_type_text(const struct layout_type *t)
 	return buf;
 }
 
-void report_dump_text(FILE *out, const struct layout_model *m)
+void au_report_dump_text(FILE *out, const struct layout_model *m)
 {
 	for (size_t i = 0; i < m->ntypes; i++) {
 		type_text(out, m->types[i]);
@@ -169,13 +169,13 @@ static void offset_text(char *buf, size_t n, uint64_t bits, bool bitwise)
 		snprintf(buf, n, "%" PRIu64, bits / 8);
 }
 
-void report_change_text(FILE *out, const struct change *ch)
+void au_report_change_text(FILE *out, const struct change *ch)
 {
 	char a[160], b[160];
 	const struct layout_member *om = ch->old_member.member, *nm = ch->new_member.member;
 	switch (ch->kind) {
 	case CHANGE_KIND:
-		fprintf(out, "kind: %s -> %s", layout_kind_name(ch->old_value), layout_kind_name(ch->new_value));
+		fprintf(out, "kind: %s -> %s", au_layout_kind_name(ch->old_value), au_layout_kind_name(ch->new_value));
 		break;
 	case CHANGE_SIZE:
 		fprintf(out, "size: %" PRIu64 " -> %" PRIu64 " bytes", ch->old_value, ch->new_value);
@@ -195,7 +195,7 @@ void report_change_text(FILE *out, const struct change *ch)
 			sep = ";";
 		}
 		if (ch->what & DIFF_BIT_SIZE) {
-			fprintf(out, "%s bit size %" PRIu64 " -> %" PRIu64, sep, member_bits(om), member_bits(nm));
+			fprintf(out, "%s bit size %" PRIu64 " -> %" PRIu64, sep, au_member_bits(om), au_member_bits(nm));
 			if (!(ch->what & DIFF_OFFSET)) {
 				offset_text(a, sizeof(a), ch->new_member.bit_offset, true);
 				fprintf(out, " at %s", a);
@@ -265,13 +265,13 @@ static void reasons_text(FILE *out, reason_set r)
 		}
 }
 
-void report_diff_text(FILE *out, const struct comparison *c, const char *old_path, const char *new_path)
+void au_report_diff_text(FILE *out, const struct comparison *c, const char *old_path, const char *new_path)
 {
 	fprintf(out, "abidiff-uapi: %s -> %s\n", old_path, new_path);
 	for (size_t i = 0; i < c->nfindings; i++) {
 		const struct type_finding *f = c->findings[i];
 		const struct layout_type *t = f->new_type ? f->new_type : f->old_type;
-		fprintf(out, "\n%s: %s", f->name, finding_status_name(f->status));
+		fprintf(out, "\n%s: %s", f->name, au_finding_status_name(f->status));
 		if (t->file)
 			fprintf(out, " (%s:%u)", t->file, t->line);
 		if (f->old_type && f->new_type && f->old_type->size == f->new_type->size)
@@ -287,7 +287,7 @@ void report_diff_text(FILE *out, const struct comparison *c, const char *old_pat
 		for (size_t j = 0; j < f->nchanges; j++) {
 			const struct change *ch = &f->changes[j];
 			fprintf(out, "  %-6s ", au_severity_name(ch->severity));
-			report_change_text(out, ch);
+			au_report_change_text(out, ch);
 			fputs(" [", out);
 			reasons_text(out, ch->reasons);
 			fputs("]\n", out);

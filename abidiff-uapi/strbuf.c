@@ -4,15 +4,15 @@
 
 #include "strbuf.h"
 
-void strbuf_init(struct strbuf *b)
+void au_strbuf_init(struct strbuf *b)
 {
 	memset(b, 0, sizeof(*b));
 }
 
-void strbuf_release(struct strbuf *b)
+void au_strbuf_release(struct strbuf *b)
 {
 	free(b->s);
-	strbuf_init(b);
+	au_strbuf_init(b);
 }
 
 /* Room for n more bytes and the NUL. */
@@ -25,11 +25,11 @@ static void reserve(struct strbuf *b, size_t n)
 	size_t cap = b->cap ? 2 * b->cap : 64;
 	while (cap < b->len + n + 1)
 		cap *= 2;
-	b->s = xrealloc(b->s, cap);
+	b->s = au_xrealloc(b->s, cap);
 	b->cap = cap;
 }
 
-void strbuf_add(struct strbuf *b, const char *p, size_t n)
+void au_strbuf_add(struct strbuf *b, const char *p, size_t n)
 {
 	reserve(b, n);
 	memcpy(b->s + b->len, p, n);
@@ -37,17 +37,17 @@ void strbuf_add(struct strbuf *b, const char *p, size_t n)
 	b->s[b->len] = '\0';
 }
 
-void strbuf_puts(struct strbuf *b, const char *s)
+void au_strbuf_puts(struct strbuf *b, const char *s)
 {
-	strbuf_add(b, s, strlen(s));
+	au_strbuf_add(b, s, strlen(s));
 }
 
-void strbuf_putc(struct strbuf *b, char c)
+void au_strbuf_putc(struct strbuf *b, char c)
 {
-	strbuf_add(b, &c, 1);
+	au_strbuf_add(b, &c, 1);
 }
 
-void strbuf_printf(struct strbuf *b, const char *fmt, ...)
+void au_strbuf_printf(struct strbuf *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -62,7 +62,7 @@ void strbuf_printf(struct strbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-void strbuf_truncate(struct strbuf *b, size_t n)
+void au_strbuf_truncate(struct strbuf *b, size_t n)
 {
 	if (n < b->len) {
 		b->len = n;
@@ -70,12 +70,12 @@ void strbuf_truncate(struct strbuf *b, size_t n)
 	}
 }
 
-const char *strbuf_str(const struct strbuf *b)
+const char *au_strbuf_str(const struct strbuf *b)
 {
 	return b->s ? b->s : "";
 }
 
-char *strbuf_arena_copy(const struct strbuf *b, struct arena *a)
+char *au_strbuf_arena_copy(const struct strbuf *b, struct arena *a)
 {
-	return arena_memdup(a, strbuf_str(b), b->len + 1);
+	return au_arena_memdup(a, au_strbuf_str(b), b->len + 1);
 }

@@ -25,12 +25,12 @@ static uint64_t hash_int(uint64_t x)
 	return x;
 }
 
-void strmap_init(struct strmap *m)
+void au_strmap_init(struct strmap *m)
 {
 	memset(m, 0, sizeof(*m));
 }
 
-void strmap_deinit(struct strmap *m)
+void au_strmap_deinit(struct strmap *m)
 {
 	free(m->slots);
 	memset(m, 0, sizeof(*m));
@@ -53,7 +53,7 @@ static void grow(struct strmap *m)
 	size_t cap = m->capacity ? m->capacity * 2 : 64;
 	struct strmap_slot *old = m->slots;
 	size_t oldcap = m->capacity;
-	m->slots = xcalloc(cap, sizeof(*m->slots));
+	m->slots = au_xcalloc(cap, sizeof(*m->slots));
 	m->capacity = cap;
 	for (size_t i = 0; i < oldcap; i++) {
 		if (old[i].used)
@@ -77,7 +77,7 @@ static void put(struct strmap *m, const char *key, uint64_t ikey, uint64_t h, vo
 	s->value = value;
 }
 
-void *strmap_get(const struct strmap *m, const char *key)
+void *au_strmap_get(const struct strmap *m, const char *key)
 {
 	if (!m->capacity)
 		return NULL;
@@ -85,12 +85,12 @@ void *strmap_get(const struct strmap *m, const char *key)
 	return s->used ? s->value : NULL;
 }
 
-void strmap_put(struct strmap *m, const char *key, void *value)
+void au_strmap_put(struct strmap *m, const char *key, void *value)
 {
 	put(m, key, 0, hash_str(key), value);
 }
 
-void *strmap_iget(const struct strmap *m, uint64_t key)
+void *au_strmap_iget(const struct strmap *m, uint64_t key)
 {
 	if (!m->capacity)
 		return NULL;
@@ -98,7 +98,7 @@ void *strmap_iget(const struct strmap *m, uint64_t key)
 	return s->used ? s->value : NULL;
 }
 
-void strmap_iput(struct strmap *m, uint64_t key, void *value)
+void au_strmap_iput(struct strmap *m, uint64_t key, void *value)
 {
 	put(m, NULL, key, hash_int(key), value);
 }

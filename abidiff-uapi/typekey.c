@@ -12,8 +12,8 @@ const char *au_typekey_base(struct arena *a, enum layout_base base, uint64_t bit
 		[BASE_FLOAT] = "f", [BASE_COMPLEX] = "cf", [BASE_UTF] = "utf", [BASE_CHAR] = "char",
 	};
 	if (base == BASE_OTHER)
-		return arena_printf(a, "base:%s:%" PRIu64, name ? name : "?", bits);
-	return arena_printf(a, "%s%" PRIu64, prefix[base], bits);
+		return au_arena_printf(a, "base:%s:%" PRIu64, name ? name : "?", bits);
+	return au_arena_printf(a, "%s%" PRIu64, prefix[base], bits);
 }
 
 const char *au_typekey_sigil(enum typekey_sigil s)
@@ -29,14 +29,14 @@ const char *au_typekey_sigil(enum typekey_sigil s)
 
 const char *au_typekey_pointer(struct arena *a, enum typekey_sigil s, const char *target)
 {
-	return arena_printf(a, "%s%s", au_typekey_sigil(s), target);
+	return au_arena_printf(a, "%s%s", au_typekey_sigil(s), target);
 }
 
 const char *au_typekey_array(struct arena *a, uint64_t count, bool flexible, const char *elem)
 {
 	if (flexible)
-		return arena_printf(a, "[]%s", elem);
-	return arena_printf(a, "[%" PRIu64 "]%s", count, elem);
+		return au_arena_printf(a, "[]%s", elem);
+	return au_arena_printf(a, "[%" PRIu64 "]%s", count, elem);
 }
 
 const char *au_typekey_array_fold(struct arena *a, uint64_t nelems, const char *elem)
@@ -51,47 +51,47 @@ const char *au_typekey_array_fold(struct arena *a, uint64_t nelems, const char *
 			ek = end + 1;
 		}
 	}
-	return arena_printf(a, "[%" PRIu64 "]%s", inner * nelems, ek);
+	return au_arena_printf(a, "[%" PRIu64 "]%s", inner * nelems, ek);
 }
 
 void au_typekey_fn_init(struct typekey_fn *f)
 {
-	strbuf_init(&f->params);
+	au_strbuf_init(&f->params);
 }
 
 void au_typekey_fn_param(struct typekey_fn *f, const char *key)
 {
 	if (f->params.len)
-		strbuf_putc(&f->params, ',');
-	strbuf_puts(&f->params, key);
+		au_strbuf_putc(&f->params, ',');
+	au_strbuf_puts(&f->params, key);
 }
 
 const char *au_typekey_fn_finish(struct typekey_fn *f, struct arena *a, const char *ret)
 {
-	const char *key = arena_printf(a, "fn(%s;%s)", ret, strbuf_str(&f->params));
-	strbuf_release(&f->params);
+	const char *key = au_arena_printf(a, "fn(%s;%s)", ret, au_strbuf_str(&f->params));
+	au_strbuf_release(&f->params);
 	return key;
 }
 
 const char *au_typekey_named(struct arena *a, const char *prefix, const char *name)
 {
-	return arena_printf(a, "%s %s", prefix, name);
+	return au_arena_printf(a, "%s %s", prefix, name);
 }
 
 const char *au_typekey_scoped(struct arena *a, const char *name, const char *scope)
 {
 	const char *own = au_typekey_tag_name(name), *sc = au_typekey_tag_name(scope);
-	return arena_printf(a, "%.*s%s::%s", (int)(own - name), name, sc, own);
+	return au_arena_printf(a, "%.*s%s::%s", (int)(own - name), name, sc, own);
 }
 
 const char *au_typekey_anon_enum_name(struct arena *a, const char *first)
 {
-	return arena_printf(a, "enum {%s}", first);
+	return au_arena_printf(a, "enum {%s}", first);
 }
 
 const char *au_typekey_ptr_typedef(struct arena *a, const char *name)
 {
-	return arena_printf(a, "*%s", name);
+	return au_arena_printf(a, "*%s", name);
 }
 
 bool au_typekey_is_ptr_typedef_of(const char *key, const char *name)
@@ -101,12 +101,12 @@ bool au_typekey_is_ptr_typedef_of(const char *key, const char *name)
 
 const char *au_typekey_unspecified(struct arena *a, const char *name)
 {
-	return arena_printf(a, "unspecified:%s", name);
+	return au_arena_printf(a, "unspecified:%s", name);
 }
 
 const char *au_typekey_unknown(struct arena *a, const char *source, int code, const char *name)
 {
-	return arena_printf(a, "%s%d:%s", source, code, name);
+	return au_arena_printf(a, "%s%d:%s", source, code, name);
 }
 
 /* The canonical key of an anonymous aggregate is its shape as C code sees
@@ -118,16 +118,16 @@ const char *au_typekey_unknown(struct arena *a, const char *source, int code, co
 const char *au_typekey_anon(struct arena *a, const struct layout_type *t)
 {
 	struct strbuf b = STRBUF_INIT;
-	strbuf_printf(&b, "%s{", layout_kind_name(t->kind));
+	au_strbuf_printf(&b, "%s{", au_layout_kind_name(t->kind));
 	if (t->kind == LAYOUT_ENUM) {
 		for (size_t i = 0; i < t->nenumerators; i++)
-			strbuf_printf(&b, "%s=%" PRId64 ";", t->enumerators[i].name, t->enumerators[i].value);
+			au_strbuf_printf(&b, "%s=%" PRId64 ";", t->enumerators[i].name, t->enumerators[i].value);
 	} else {
 		struct flat_member *flat = NULL;
-		size_t n = layout_flatten(t, &flat);
+		size_t n = au_layout_flatten(t, &flat);
 		for (size_t i = 0; i < n; i++) {
 			const struct layout_member *m = flat[i].member;
-			strbuf_printf(&b, "%s@%" PRIu64 ":%" PRIu64 ":%s;", m->name, flat[i].bit_offset, member_bits(m),
+			au_strbuf_printf(&b, "%s@%" PRIu64 ":%" PRIu64 ":%s;", m->name, flat[i].bit_offset, au_member_bits(m),
 				      m->type_key);
 		}
 		free(flat);
@@ -142,11 +142,11 @@ const char *au_typekey_anon(struct arena *a, const struct layout_type *t)
 			h ^= (unsigned char)b.s[i];
 			h *= 1099511628211ULL;
 		}
-		res = arena_printf(a, "%s{#%016" PRIx64 "}%" PRIu64, layout_kind_name(t->kind), h, t->size);
+		res = au_arena_printf(a, "%s{#%016" PRIx64 "}%" PRIu64, au_layout_kind_name(t->kind), h, t->size);
 	} else {
-		res = arena_printf(a, "%s}%" PRIu64, strbuf_str(&b), t->size);
+		res = au_arena_printf(a, "%s}%" PRIu64, au_strbuf_str(&b), t->size);
 	}
-	strbuf_release(&b);
+	au_strbuf_release(&b);
 	return res;
 }
 

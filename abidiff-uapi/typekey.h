@@ -88,7 +88,7 @@ void au_typekey_fn_param(struct typekey_fn *f, const char *key);
 const char *au_typekey_fn_finish(struct typekey_fn *f, struct arena *a, const char *ret);
 
 /* "struct foo", "union foo", "enum foo": the key and the model's name of a
- * tagged type; prefix is layout_kind_name's ("struct", "union", "enum"). */
+ * tagged type; prefix is au_layout_kind_name's ("struct", "union", "enum"). */
 const char *au_typekey_named(struct arena *a, const char *prefix, const char *name);
 /* A type named in a scope, as g++ nests it: "struct A::Node" for name
  * "struct Node" and scope "struct A" (a typedef name keeps no prefix). */

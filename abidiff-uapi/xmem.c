@@ -19,7 +19,7 @@ void au_out_of_memory(void)
 	abort();
 }
 
-void *xmalloc(size_t size)
+void *au_xmalloc(size_t size)
 {
 	void *p = malloc(size ? size : 1);
 	if (!p)
@@ -27,7 +27,7 @@ void *xmalloc(size_t size)
 	return p;
 }
 
-void *xcalloc(size_t n, size_t size)
+void *au_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
 	if (!p)
@@ -35,7 +35,7 @@ void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-void *xrealloc(void *p, size_t size)
+void *au_xrealloc(void *p, size_t size)
 {
 	void *q = realloc(p, size ? size : 1);
 	if (!q)
@@ -43,13 +43,13 @@ void *xrealloc(void *p, size_t size)
 	return q;
 }
 
-char *xstrdup(const char *s)
+char *au_xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
-	return memcpy(xmalloc(n), s, n);
+	return memcpy(au_xmalloc(n), s, n);
 }
 
-char *xvasprintf(const char *fmt, va_list ap)
+char *au_xvasprintf(const char *fmt, va_list ap)
 {
 	char *s;
 	if (vasprintf(&s, fmt, ap) < 0)
@@ -57,11 +57,11 @@ char *xvasprintf(const char *fmt, va_list ap)
 	return s;
 }
 
-char *xasprintf(const char *fmt, ...)
+char *au_xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = xvasprintf(fmt, ap);
+	char *s = au_xvasprintf(fmt, ap);
 	va_end(ap);
 	return s;
 }

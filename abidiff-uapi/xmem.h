@@ -15,11 +15,11 @@
 void au_set_out_of_memory_handler(void (*handler)(void));
 __attribute__((noreturn)) void au_out_of_memory(void);
 
-void *xmalloc(size_t size);
-void *xcalloc(size_t n, size_t size);     /* also checks n * size for overflow */
-void *xrealloc(void *p, size_t size);
-char *xstrdup(const char *s);
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+void *au_xmalloc(size_t size);
+void *au_xcalloc(size_t n, size_t size);     /* also checks n * size for overflow */
+void *au_xrealloc(void *p, size_t size);
+char *au_xstrdup(const char *s);
+char *au_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *au_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif

@@ -39,35 +39,35 @@ static void on_oom(void)
 static void test_strbuf(void)
 {
 	struct strbuf b = STRBUF_INIT;
-	CHECK(strcmp(strbuf_str(&b), "") == 0 && b.len == 0);
-	strbuf_puts(&b, "fn(");
-	strbuf_putc(&b, 'x');
-	strbuf_printf(&b, "%d;%s", 42, "y");
-	strbuf_add(&b, ")zzz", 1);
-	CHECK(strcmp(strbuf_str(&b), "fn(x42;y)") == 0);
+	CHECK(strcmp(au_strbuf_str(&b), "") == 0 && b.len == 0);
+	au_strbuf_puts(&b, "fn(");
+	au_strbuf_putc(&b, 'x');
+	au_strbuf_printf(&b, "%d;%s", 42, "y");
+	au_strbuf_add(&b, ")zzz", 1);
+	CHECK(strcmp(au_strbuf_str(&b), "fn(x42;y)") == 0);
 	CHECK(b.len == strlen("fn(x42;y)"));
-	strbuf_truncate(&b, 3);
-	CHECK(strcmp(strbuf_str(&b), "fn(") == 0 && b.len == 3);
-	strbuf_truncate(&b, 10);   /* beyond the end: unchanged */
-	CHECK(strcmp(strbuf_str(&b), "fn(") == 0);
+	au_strbuf_truncate(&b, 3);
+	CHECK(strcmp(au_strbuf_str(&b), "fn(") == 0 && b.len == 3);
+	au_strbuf_truncate(&b, 10);   /* beyond the end: unchanged */
+	CHECK(strcmp(au_strbuf_str(&b), "fn(") == 0);
 	/* Growth well past the first allocation, and a long printf. */
 	for (int i = 0; i < 10000; i++)
-		strbuf_putc(&b, 'a' + i % 26);
+		au_strbuf_putc(&b, 'a' + i % 26);
 	CHECK(b.len == 10003 && b.s[b.len] == '\0' && b.s[3] == 'a' && b.s[10002] == 'a' + 9999 % 26);
 	char big[5000];
 	memset(big, 'q', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	strbuf_printf(&b, "<%s>", big);
+	au_strbuf_printf(&b, "<%s>", big);
 	CHECK(b.len == 10003 + 5001 && b.s[10003] == '<' && b.s[b.len - 1] == '>' && strlen(b.s) == b.len);
 	struct arena a;
-	arena_init(&a);
-	char *copy = strbuf_arena_copy(&b, &a);
+	au_arena_init(&a);
+	char *copy = au_strbuf_arena_copy(&b, &a);
 	CHECK(strcmp(copy, b.s) == 0 && copy != b.s);
-	strbuf_release(&b);
+	au_strbuf_release(&b);
 	CHECK(b.s == NULL && b.len == 0 && b.cap == 0);
 	struct strbuf e = STRBUF_INIT;
-	CHECK(strcmp(strbuf_arena_copy(&e, &a), "") == 0);
-	arena_deinit(&a);
+	CHECK(strcmp(au_strbuf_arena_copy(&e, &a), "") == 0);
+	au_arena_deinit(&a);
 }
 
 static void test_oom(void)
@@ -75,26 +75,26 @@ static void test_oom(void)
 	au_set_out_of_memory_handler(on_oom);
 	/* Allocations that cannot succeed reach the handler, never return NULL. */
 	if (setjmp(oom_jump) == 0) {
-		void *p = xcalloc(SIZE_MAX / 2, 4);
-		CHECK(p == NULL && !"xcalloc returned");
+		void *p = au_xcalloc(SIZE_MAX / 2, 4);
+		CHECK(p == NULL && !"au_xcalloc returned");
 	}
 	CHECK(oom_calls == 1);
 	if (setjmp(oom_jump) == 0) {
-		void *p = xmalloc(SIZE_MAX - 64);
-		CHECK(p == NULL && !"xmalloc returned");
+		void *p = au_xmalloc(SIZE_MAX - 64);
+		CHECK(p == NULL && !"au_xmalloc returned");
 	}
 	CHECK(oom_calls == 2);
 	if (setjmp(oom_jump) == 0) {
 		struct strbuf b = STRBUF_INIT;
-		strbuf_add(&b, "x", SIZE_MAX - 8);
-		CHECK(!"strbuf_add returned");
+		au_strbuf_add(&b, "x", SIZE_MAX - 8);
+		CHECK(!"au_strbuf_add returned");
 	}
 	CHECK(oom_calls == 3);
 	/* And ordinary ones work. */
-	char *s = xasprintf("%s-%d", "a", 7);
+	char *s = au_xasprintf("%s-%d", "a", 7);
 	CHECK(strcmp(s, "a-7") == 0);
 	free(s);
-	s = xstrdup("dup");
+	s = au_xstrdup("dup");
 	CHECK(strcmp(s, "dup") == 0);
 	free(s);
 	au_set_out_of_memory_handler(NULL);

@@ -186,13 +186,13 @@ static void test_anon(struct arena *a)
 int main(void)
 {
 	struct arena a;
-	arena_init(&a);
+	au_arena_init(&a);
 	test_base(&a);
 	test_pointers_arrays(&a);
 	test_functions(&a);
 	test_named(&a);
 	test_anon(&a);
-	arena_deinit(&a);
+	au_arena_deinit(&a);
 	printf("%d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
 }
