@@ -30,10 +30,13 @@ void au_arena_deinit(struct arena *a)
 	memset(a, 0, sizeof(*a));
 }
 
-void *au_arena_alloc(struct arena *a, size_t size)
+/* size bytes at an address aligned to align (a power of two, at most
+ * max_align_t's): strings take align 1, so that each costs its length and
+ * not a multiple of 16 (a model holds millions of short names). */
+static void *alloc(struct arena *a, size_t size, size_t align)
 {
-	size = (size + _Alignof(max_align_t) - 1) & ~(size_t)(_Alignof(max_align_t) - 1);
-	if (!a->head || a->capacity - a->used < size) {
+	size_t at = a->head ? (a->used + align - 1) & ~(align - 1) : 0;
+	if (!a->head || at > a->capacity || a->capacity - at < size) {
 		size_t cap = size > ARENA_CHUNK_SIZE / 4 ? size : ARENA_CHUNK_SIZE;
 		struct arena_chunk *c = au_xmalloc(sizeof(*c) + cap);
 		a->total += sizeof(*c) + cap;
@@ -42,17 +45,31 @@ void *au_arena_alloc(struct arena *a, size_t size)
 			 * chunk's free space is not wasted. */
 			c->next = a->head->next;
 			a->head->next = c;
-			memset(c->data, 0, size);
 			return c->data;
 		}
 		c->next = a->head;
 		a->head = c;
 		a->used = 0;
 		a->capacity = cap;
+		at = 0;
 	}
-	void *p = (char *)a->head->data + a->used;
-	a->used += size;
+	void *p = (char *)a->head->data + at;
+	a->used = at + size;
+	return p;
+}
+
+void *au_arena_alloc(struct arena *a, size_t size)
+{
+	void *p = alloc(a, size, _Alignof(max_align_t));
 	memset(p, 0, size);
+	return p;
+}
+
+static char *string_copy(struct arena *a, const char *s, size_t len)
+{
+	char *p = alloc(a, len + 1, 1);
+	memcpy(p, s, len);
+	p[len] = '\0';
 	return p;
 }
 
@@ -66,7 +83,18 @@ void *au_arena_memdup(struct arena *a, const void *p, size_t size)
 
 char *au_arena_strdup(struct arena *a, const char *s)
 {
-	return s ? au_arena_memdup(a, s, strlen(s) + 1) : NULL;
+	return s ? string_copy(a, s, strlen(s)) : NULL;
+}
+
+char *au_arena_concat3(struct arena *a, const char *s1, const char *s2, const char *s3)
+{
+	size_t l1 = strlen(s1), l2 = strlen(s2), l3 = strlen(s3);
+	char *p = alloc(a, l1 + l2 + l3 + 1, 1);
+	memcpy(p, s1, l1);
+	memcpy(p + l1, s2, l2);
+	memcpy(p + l1 + l2, s3, l3);
+	p[l1 + l2 + l3] = '\0';
+	return p;
 }
 
 char *au_arena_printf(struct arena *a, const char *fmt, ...)
@@ -79,8 +107,8 @@ char *au_arena_printf(struct arena *a, const char *fmt, ...)
 	if (n < 0)
 		return au_arena_strdup(a, "");
 	if ((size_t)n < sizeof(buf))
-		return au_arena_memdup(a, buf, (size_t)n + 1);
-	char *p = au_arena_alloc(a, (size_t)n + 1);
+		return string_copy(a, buf, (size_t)n);
+	char *p = alloc(a, (size_t)n + 1, 1);
 	va_start(ap, fmt);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
 	va_end(ap);

@@ -22,6 +22,8 @@ void au_arena_deinit(struct arena *a);
 void *au_arena_alloc(struct arena *a, size_t size);          /* zeroed */
 void *au_arena_memdup(struct arena *a, const void *p, size_t size);
 char *au_arena_strdup(struct arena *a, const char *s);       /* NULL stays NULL */
+/* a, b and c joined (none NULL): the keys' common case, without printf. */
+char *au_arena_concat3(struct arena *a, const char *s1, const char *s2, const char *s3);
 char *au_arena_printf(struct arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

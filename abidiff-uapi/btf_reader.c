@@ -180,7 +180,7 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 			ti->display = ti->key = prefix;
 		} else {
 			struct layout_type *lt = read_aggregate(r, id, NULL, depth + 1);
-			ti->display = au_arena_printf(a, "%s {...}", prefix);
+			ti->display = btf_is_union(t) ? "union {...}" : btf_is_any_enum(t) ? "enum {...}" : "struct {...}";
 			ti->key = au_typekey_anon(a, lt);
 			ti->layout = lt;
 		}

@@ -55,6 +55,8 @@ struct reader {
 	bool big_endian;
 	unsigned address_size;
 	struct strmap infos;          /* DIE offset -> struct type_info * */
+	struct arena scratch;         /* the type_infos: freed when the read ends */
+	struct strmap names;          /* names copied into the model, each once */
 	struct strmap anon_names;     /* aggregate DIE -> typedef name */
 	struct strmap ptr_names;      /* aggregate DIE -> "*P" of typedef struct {...} *P */
 	struct strmap qual_names;     /* aggregate DIE in a namespace -> "ns::name" */
@@ -161,14 +163,31 @@ static void add_regions(struct reader *r, Elf *elf, const char *file)
 	}
 }
 
+static const char *attr_name(const struct reader *r, Dwarf_Attribute *attr)
+{
+	/* Bounds first: even the first byte may lie outside every section. */
+	const char *n = attr ? dwarf_formstring(attr) : NULL;
+	return n && string_ok(r, n) && *n ? n : NULL;
+}
+
 static const char *die_name(const struct reader *r, Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
-	if (!dwarf_attr(die, DW_AT_name, &attr))
+	return attr_name(r, dwarf_attr(die, DW_AT_name, &attr));
+}
+
+/* A copy of s in the model (libdw's strings go away with the Dwfl), one per
+ * distinct string: thousands of members are called "reserved" or "flags". */
+static const char *intern(struct reader *r, const char *s)
+{
+	if (!s)
 		return NULL;
-	/* Bounds first: even the first byte may lie outside every section. */
-	const char *n = dwarf_formstring(&attr);
-	return n && string_ok(r, n) && *n ? n : NULL;
+	const char *copy = au_strmap_get(&r->names, s);
+	if (!copy) {
+		copy = au_arena_strdup(&r->model->arena, s);
+		au_strmap_put(&r->names, copy, (void *)copy);
+	}
+	return copy;
 }
 
 static bool is_declaration(Dwarf_Die *die)
@@ -202,14 +221,74 @@ static void resolve_signature(Dwarf_Die *die)
  * signature stub, and the look-up costs an attribute scan per reference. */
 static __thread bool have_type_units;
 
-static bool die_type(Dwarf_Die *die, Dwarf_Die *ret)
+static bool attr_type(Dwarf_Attribute *attr, Dwarf_Die *ret)
 {
-	Dwarf_Attribute attr;
-	if (!dwarf_attr(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, ret))
+	if (!attr || !dwarf_formref_die(attr, ret))
 		return false;
 	if (have_type_units)
 		resolve_signature(ret);
 	return true;
+}
+
+static bool die_type(Dwarf_Die *die, Dwarf_Die *ret)
+{
+	Dwarf_Attribute attr;
+	return attr_type(dwarf_attr(die, DW_AT_type, &attr), ret);
+}
+
+/* The attributes a member DIE is read by, found in one pass over its
+ * attributes: dwarf_attr scans them from the start for each one asked,
+ * and a whole UAPI has hundreds of thousands of members. */
+enum member_attr {
+	MA_NAME, MA_TYPE, MA_DECLARATION, MA_BIT_SIZE, MA_DATA_MEMBER_LOCATION, MA_DATA_BIT_OFFSET,
+	MA_BIT_OFFSET, MA_BYTE_SIZE, MA_VIRTUALITY, MA_ARTIFICIAL, MA_COUNT
+};
+
+struct member_attrs {
+	Dwarf_Attribute a[MA_COUNT];
+	unsigned have;      /* bit (1 << enum member_attr) */
+};
+
+static int collect_member_attr(Dwarf_Attribute *attr, void *arg)
+{
+	struct member_attrs *ma = arg;
+	enum member_attr slot;
+	switch (dwarf_whatattr(attr)) {
+	case DW_AT_name: slot = MA_NAME; break;
+	case DW_AT_type: slot = MA_TYPE; break;
+	case DW_AT_declaration: slot = MA_DECLARATION; break;
+	case DW_AT_bit_size: slot = MA_BIT_SIZE; break;
+	case DW_AT_data_member_location: slot = MA_DATA_MEMBER_LOCATION; break;
+	case DW_AT_data_bit_offset: slot = MA_DATA_BIT_OFFSET; break;
+	case DW_AT_bit_offset: slot = MA_BIT_OFFSET; break;
+	case DW_AT_byte_size: slot = MA_BYTE_SIZE; break;
+	case DW_AT_virtuality: slot = MA_VIRTUALITY; break;
+	case DW_AT_artificial: slot = MA_ARTIFICIAL; break;
+	default: return DWARF_CB_OK;
+	}
+	/* The first of a repeated attribute, as dwarf_attr finds it. */
+	if (!(ma->have & (1u << slot))) {
+		ma->a[slot] = *attr;
+		ma->have |= 1u << slot;
+	}
+	return DWARF_CB_OK;
+}
+
+static void read_member_attrs(Dwarf_Die *die, struct member_attrs *ma)
+{
+	ma->have = 0;
+	dwarf_getattrs(die, collect_member_attr, ma, 0);
+}
+
+static Dwarf_Attribute *ma_get(struct member_attrs *ma, enum member_attr slot)
+{
+	return ma->have & (1u << slot) ? &ma->a[slot] : NULL;
+}
+
+static bool ma_udata(struct member_attrs *ma, enum member_attr slot, Dwarf_Word *ret)
+{
+	Dwarf_Attribute *attr = ma_get(ma, slot);
+	return attr && dwarf_formudata(attr, ret) == 0;
 }
 
 static bool attr_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *ret)
@@ -269,7 +348,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 
 static struct type_info *new_info(struct reader *r, Dwarf_Die *die)
 {
-	struct type_info *ti = au_arena_alloc(&r->model->arena, sizeof(*ti));
+	struct type_info *ti = au_arena_alloc(&r->scratch, sizeof(*ti));
 	au_strmap_iput(&r->infos, die_key(die), ti);
 	return ti;
 }
@@ -356,7 +435,7 @@ static struct type_info *array_info(struct reader *r, Dwarf_Die *die, struct typ
 	}
 	const char *ed = et ? et->display : "void";
 	const char *ek = et ? et->key : TYPEKEY_VOID;
-	ti->display = au_arena_printf(&r->model->arena, "%s%s", ed, au_strbuf_str(&dims));
+	ti->display = au_arena_concat3(&r->model->arena, ed, au_strbuf_str(&dims), "");
 	au_strbuf_release(&dims);
 	/* T[2][65] and T[130] are the same layout (and BTF, from pahole, keeps
 	 * only the latter): the key counts elements. */
@@ -471,7 +550,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	ti->busy = true;
 	int tag = dwarf_tag(die);
 	/* Copied: libdw's strings go away with the Dwfl, the model stays. */
-	const char *name = au_arena_strdup(&r->model->arena, die_name(r, die));
+	const char *name = intern(r, die_name(r, die));
 	Dwarf_Word size = 0;
 	Dwarf_Die target;
 	struct type_info *tt;
@@ -572,7 +651,8 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 				ti->embeds = tdname;
 		} else {
 			struct layout_type *t = read_aggregate(r, die, NULL, depth + 1);
-			ti->display = au_arena_printf(&r->model->arena, "%s {...}", prefix);
+			ti->display = tag == DW_TAG_union_type ? "union {...}"
+				      : tag == DW_TAG_enumeration_type ? "enum {...}" : "struct {...}";
 			ti->key = au_typekey_anon(&r->model->arena, t);
 			ti->layout = t;
 		}
@@ -592,38 +672,38 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 }
 
 /* The bit offset of a member from the start of its aggregate. */
-static bool member_bit_offset(struct reader *r, Dwarf_Die *m, uint64_t bit_size, bool bitfield,
+static bool member_bit_offset(struct reader *r, struct member_attrs *ma, uint64_t bit_size, bool bitfield,
 			      uint64_t type_size, uint64_t *ret)
 {
 	Dwarf_Word v;
-	if (attr_udata(m, DW_AT_data_bit_offset, &v)) {
+	if (ma_udata(ma, MA_DATA_BIT_OFFSET, &v)) {
 		*ret = v;
 		return true;
 	}
 	uint64_t byte_off = 0;
-	Dwarf_Attribute attr;
-	if (dwarf_attr(m, DW_AT_data_member_location, &attr)) {
-		if (attr.form == DW_FORM_exprloc || attr.form == DW_FORM_block ||
-		    attr.form == DW_FORM_block1 || attr.form == DW_FORM_block2 || attr.form == DW_FORM_block4) {
+	Dwarf_Attribute *attr = ma_get(ma, MA_DATA_MEMBER_LOCATION);
+	if (attr) {
+		if (attr->form == DW_FORM_exprloc || attr->form == DW_FORM_block ||
+		    attr->form == DW_FORM_block1 || attr->form == DW_FORM_block2 || attr->form == DW_FORM_block4) {
 			/* DWARF 2 style: DW_OP_plus_uconst N. */
 			Dwarf_Op *ops;
 			size_t nops;
-			if (dwarf_getlocation(&attr, &ops, &nops) != 0 || nops != 1 ||
+			if (dwarf_getlocation(attr, &ops, &nops) != 0 || nops != 1 ||
 			    (ops[0].atom != DW_OP_plus_uconst && ops[0].atom != DW_OP_constu))
 				return false;
 			byte_off = ops[0].number;
-		} else if (dwarf_formudata(&attr, &v) == 0) {
+		} else if (dwarf_formudata(attr, &v) == 0) {
 			byte_off = v;
 		} else {
 			return false;
 		}
 	}
 	Dwarf_Word old_bit;
-	if (bitfield && attr_udata(m, DW_AT_bit_offset, &old_bit)) {
+	if (bitfield && ma_udata(ma, MA_BIT_OFFSET, &old_bit)) {
 		/* Old encoding: bit_offset counts from the most significant bit
 		 * of a storage unit of DW_AT_byte_size (or the type's size). */
 		Dwarf_Word storage = type_size;
-		attr_udata(m, DW_AT_byte_size, &storage);
+		ma_udata(ma, MA_BYTE_SIZE, &storage);
 		if (r->big_endian) {
 			*ret = 8 * byte_off + old_bit;
 		} else {
@@ -701,7 +781,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 				e->value = (int64_t)u;
 				e->is_unsigned = (int64_t)u < 0;
 			}
-			e->name = au_arena_strdup(a, en);
+			e->name = intern(r, en);
 			t->nenumerators++;
 		} while (dwarf_siblingof(&child, &child) == 0);
 		return t;
@@ -714,13 +794,16 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		int ctag = dwarf_tag(&child);
 		if ((ctag != DW_TAG_member && ctag != DW_TAG_inheritance) || t->nmembers >= n)
 			continue;
-		if (is_declaration(&child)) /* a C++ static member */
-			continue;
+		struct member_attrs ma;
+		read_member_attrs(&child, &ma);
+		bool decl = false;
+		if (ma_get(&ma, MA_DECLARATION) && dwarf_formflag(ma_get(&ma, MA_DECLARATION), &decl) == 0 && decl)
+			continue;   /* a C++ static member */
 		struct layout_member *m = &t->members[t->nmembers];
-		const char *mn = die_name(r, &child);
-		m->name = mn ? au_arena_strdup(a, mn) : NULL;
+		const char *mn = attr_name(r, ma_get(&ma, MA_NAME));
+		m->name = intern(r, mn);
 		Dwarf_Die mt;
-		if (!die_type(&child, &mt)) {
+		if (!attr_type(ma_get(&ma, MA_TYPE), &mt)) {
 			set_error(r, au_error_format("%s: member %s of %s %s has no type", r->path,
 						 mn ? mn : "(anonymous)", au_layout_kind_name(t->kind),
 						 name ? name : "(anonymous)"));
@@ -733,11 +816,11 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			 * compared like any other. A virtual base's place is found at
 			 * run time through the vtable: it is shown at offset 0. */
 			Dwarf_Word virt = 0;
-			virtual_base = attr_udata(&child, DW_AT_virtuality, &virt) && virt != DW_VIRTUALITY_none;
+			virtual_base = ma_udata(&ma, MA_VIRTUALITY, &virt) && virt != DW_VIRTUALITY_none;
 			const char *bn = au_typekey_tag_name(ti->display);
 			m->name = mn = au_arena_printf(a, "%sbase %s", virtual_base ? "virtual " : "", bn);
 		} else if (mn && strncmp(mn, "_vptr", 5) == 0 && (mn[5] == '.' || mn[5] == '$') &&
-			   dwarf_hasattr(&child, DW_AT_artificial)) {
+			   ma_get(&ma, MA_ARTIFICIAL)) {
 			/* g++ "_vptr.A", clang "_vptr$A": one name for the vtable
 			 * pointer whatever the class is called. */
 			m->name = mn = "_vptr (vtable pointer)";
@@ -750,16 +833,16 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		if (mn && ti->layout && ti->layout->kind != LAYOUT_ENUM)
 			m->nested = ti->layout;
 		Dwarf_Word bs;
-		if (attr_udata(&child, DW_AT_bit_size, &bs)) {
+		if (ma_udata(&ma, MA_BIT_SIZE, &bs)) {
 			m->is_bitfield = true;
 			m->bit_size = bs;
 		} else {
 			m->bit_size = 8 * m->size;
 		}
-		if ((t->kind == LAYOUT_UNION && !dwarf_hasattr(&child, DW_AT_data_member_location) &&
-		     !dwarf_hasattr(&child, DW_AT_data_bit_offset)) || virtual_base) {
+		if ((t->kind == LAYOUT_UNION && !ma_get(&ma, MA_DATA_MEMBER_LOCATION) &&
+		     !ma_get(&ma, MA_DATA_BIT_OFFSET)) || virtual_base) {
 			m->bit_offset = 0;
-		} else if (!member_bit_offset(r, &child, m->bit_size, m->is_bitfield, m->size, &m->bit_offset)) {
+		} else if (!member_bit_offset(r, &ma, m->bit_size, m->is_bitfield, m->size, &m->bit_offset)) {
 			set_error(r, au_error_format("%s: member %s of %s %s: unreadable offset", r->path,
 						 mn ? mn : "(anonymous)", au_layout_kind_name(t->kind),
 						 name ? name : "(anonymous)"));
@@ -893,7 +976,7 @@ static void visit_typedefs(struct reader *r, Dwarf_Die *child, int tag, const vo
 		    !die_name(r, &target) && !is_declaration(&target)) {
 			struct strmap *m = ptr ? &r->ptr_names : &r->anon_names;
 			if (!au_strmap_iget(m, die_key(&target))) {
-				const char *tn = au_arena_printf(&r->model->arena, "%s%s", qual, name);
+				const char *tn = au_arena_concat3(&r->model->arena, qual, name, "");
 				au_strmap_iput(m, die_key(&target),
 					    (void *)(ptr ? au_typekey_ptr_typedef(&r->model->arena, tn) : tn));
 			}
@@ -905,7 +988,7 @@ static void visit_typedefs(struct reader *r, Dwarf_Die *child, int tag, const vo
 		const char *n = die_name(r, child);
 		if (*qual && n)
 			au_strmap_iput(&r->qual_names, die_key(child),
-				    (void *)au_arena_printf(&r->model->arena, "%s%s", qual, n));
+				    (void *)au_arena_concat3(&r->model->arena, qual, n, ""));
 		/* A class's member type declared here and defined elsewhere
 		 * (DW_AT_specification: out of line, or in a type unit): its
 		 * scope is this class. */
@@ -915,7 +998,7 @@ static void visit_typedefs(struct reader *r, Dwarf_Die *child, int tag, const vo
 			struct typedef_ctx inner = {
 				.qual = qual,
 				.scope = n ? au_typekey_named(&r->model->arena, aggregate_prefix(tag),
-							      au_arena_printf(&r->model->arena, "%s%s", qual, n))
+							      au_arena_concat3(&r->model->arena, qual, n, ""))
 					   : NULL,
 			};
 			walk_children(r, child, 0, visit_typedefs, &inner, depth + 1);
@@ -1929,6 +2012,8 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 		return err;
 	}
 	au_strmap_init(&r.infos);
+	au_arena_init(&r.scratch);
+	au_strmap_init(&r.names);
 	au_strmap_init(&r.anon_names);
 	au_strmap_init(&r.ptr_names);
 	au_strmap_init(&r.qual_names);
@@ -1980,8 +2065,8 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 			/* A typedef of the type itself wins over one of a pointer to it. */
 			for (size_t i = 0; i < r.ptr_names.capacity; i++) {
 				struct strmap_slot *sl = &r.ptr_names.slots[i];
-				if (sl->used && !au_strmap_iget(&r.anon_names, sl->ikey))
-					au_strmap_iput(&r.anon_names, sl->ikey, sl->value);
+				if (sl->key && !au_strmap_iget(&r.anon_names, sl->k))
+					au_strmap_iput(&r.anon_names, sl->k, sl->value);
 			}
 		}
 	}
@@ -1999,6 +2084,8 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 			: au_error_format("%s: its debug information (%zu unit%s) defines no struct, union or enum: "
 					  "no layout to compare", path, r.units / 2, r.units / 2 == 1 ? "" : "s");
 	au_strmap_deinit(&r.infos);
+	au_arena_deinit(&r.scratch);
+	au_strmap_deinit(&r.names);
 	au_strmap_deinit(&r.anon_names);
 	au_strmap_deinit(&r.ptr_names);
 	au_strmap_deinit(&r.qual_names);

@@ -77,5 +77,5 @@ const char *au_strbuf_str(const struct strbuf *b)
 
 char *au_strbuf_arena_copy(const struct strbuf *b, struct arena *a)
 {
-	return au_arena_memdup(a, au_strbuf_str(b), b->len + 1);
+	return au_arena_strdup(a, au_strbuf_str(b));
 }

@@ -8,13 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* 24 bytes: a reader's DIE map holds millions of them. */
 struct strmap_slot {
-	const char *key;    /* NULL: empty (string maps) */
-	uint64_t ikey;      /* integer maps */
-	uint64_t hash;
+	const char *key;    /* NULL: empty; au_strmap_int_key in a used slot of an integer map */
+	uint64_t k;         /* string maps: the key's hash; integer maps: the key */
 	void *value;
-	bool used;
 };
+
+extern const char au_strmap_int_key[];
 
 struct strmap {
 	struct strmap_slot *slots;

@@ -29,13 +29,13 @@ const char *au_typekey_sigil(enum typekey_sigil s)
 
 const char *au_typekey_pointer(struct arena *a, enum typekey_sigil s, const char *target)
 {
-	return au_arena_printf(a, "%s%s", au_typekey_sigil(s), target);
+	return au_arena_concat3(a, au_typekey_sigil(s), target, "");
 }
 
 const char *au_typekey_array(struct arena *a, uint64_t count, bool flexible, const char *elem)
 {
 	if (flexible)
-		return au_arena_printf(a, "[]%s", elem);
+		return au_arena_concat3(a, "[]", elem, "");
 	return au_arena_printf(a, "[%" PRIu64 "]%s", count, elem);
 }
 
@@ -75,7 +75,7 @@ const char *au_typekey_fn_finish(struct typekey_fn *f, struct arena *a, const ch
 
 const char *au_typekey_named(struct arena *a, const char *prefix, const char *name)
 {
-	return au_arena_printf(a, "%s %s", prefix, name);
+	return au_arena_concat3(a, prefix, " ", name);
 }
 
 const char *au_typekey_scoped(struct arena *a, const char *name, const char *scope)
