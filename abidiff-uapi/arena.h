@@ -1,10 +1,12 @@
 /* A bump allocator: a layout model is built once, read many times and freed
  * whole, so its thousands of small strings and arrays live in one arena.
- * Running out of memory is not an input error: it aborts with a message. */
+ * Running out of memory goes to the one policy of xmem.h. */
 #ifndef AU_ARENA_H
 #define AU_ARENA_H
 
 #include <stddef.h>
+
+#include "xmem.h"
 
 struct arena_chunk;
 
@@ -15,17 +17,14 @@ struct arena {
 	size_t total;     /* bytes obtained from malloc, for the benchmark */
 };
 
-void arena_init(struct arena *a);
-void arena_deinit(struct arena *a);
-void *arena_alloc(struct arena *a, size_t size);          /* zeroed */
-void *arena_memdup(struct arena *a, const void *p, size_t size);
-char *arena_strdup(struct arena *a, const char *s);       /* NULL stays NULL */
-char *arena_printf(struct arena *a, const char *fmt, ...)
+void au_arena_init(struct arena *a);
+void au_arena_deinit(struct arena *a);
+void *au_arena_alloc(struct arena *a, size_t size);          /* zeroed */
+void *au_arena_memdup(struct arena *a, const void *p, size_t size);
+char *au_arena_strdup(struct arena *a, const char *s);       /* NULL stays NULL */
+/* a, b and c joined (none NULL): the keys' common case, without printf. */
+char *au_arena_concat3(struct arena *a, const char *s1, const char *s2, const char *s3);
+char *au_arena_printf(struct arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* realloc for the growable arrays outside arenas; exits like the arena when
- * memory runs out. */
-void *xrealloc(void *p, size_t size);
-/* The one out-of-memory policy: a message, then exit status 2. */
-__attribute__((noreturn)) void au_out_of_memory(void);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "btf_reader.h"
 #include "input.h"
+#include "typekey.h"
 
 /* As in the DWARF reader: deeper nesting is an error, never a silent cut. */
 enum { MAX_DEPTH = 1024 };
@@ -43,14 +44,14 @@ static const char *name_of(struct btf_reader *r, uint32_t off)
 {
 	if (off == 0)
 		return NULL;
-	const char *copy = strmap_iget(&r->names, off);
+	const char *copy = au_strmap_iget(&r->names, off);
 	if (copy)
 		return copy;
 	const char *s = btf__name_by_offset(r->btf, off);
 	if (!s || !*s)
 		return NULL;
-	copy = arena_strdup(&r->model->arena, s);
-	strmap_iput(&r->names, off, (void *)copy);
+	copy = au_arena_strdup(&r->model->arena, s);
+	au_strmap_iput(&r->names, off, (void *)copy);
 	return copy;
 }
 
@@ -64,8 +65,8 @@ static const char *kind_prefix(const struct btf_type *t)
 
 static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 {
-	static struct btf_info void_info = { .display = "void", .key = "void", .done = true };
-	static struct btf_info bad_info = { .display = "?", .key = "cycle", .done = true };
+	static struct btf_info void_info = { .display = "void", .key = TYPEKEY_VOID, .done = true };
+	static struct btf_info bad_info = { .display = "?", .key = TYPEKEY_CYCLE, .done = true };
 	if (id == 0)
 		return &void_info;
 	if (id >= r->n)
@@ -91,18 +92,18 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 		ti->size = t->size;
 		ti->display = name ? name : "?";
 		/* The width of the type, as DWARF's base types give it. */
-		ti->key = layout_base_key(a, base, 8 * (uint64_t)t->size, name);
+		ti->key = au_typekey_base(a, base, 8 * (uint64_t)t->size, name);
 		break;
 	}
 	case BTF_KIND_FLOAT:
 		ti->size = t->size;
 		ti->display = name ? name : "?";
-		ti->key = layout_base_key(a, BASE_FLOAT, 8 * (uint64_t)t->size, name);
+		ti->key = au_typekey_base(a, BASE_FLOAT, 8 * (uint64_t)t->size, name);
 		break;
 	case BTF_KIND_PTR:
 		tt = info_of(r, t->type, depth + 1);
-		ti->display = strcmp(tt->display, "function") == 0 ? "function *" : arena_printf(a, "%s *", tt->display);
-		ti->key = arena_printf(a, "*%s", tt->key);
+		ti->display = strcmp(tt->display, "function") == 0 ? "function *" : au_arena_printf(a, "%s *", tt->display);
+		ti->key = au_typekey_pointer(a, TYPEKEY_POINTER, tt->key);
 		ti->size = 8;
 		break;
 	case BTF_KIND_TYPEDEF:
@@ -124,9 +125,9 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 			}
 		}
 		else if (btf_is_const(t))
-			ti->display = arena_printf(a, "const %s", tt->display);
+			ti->display = au_arena_printf(a, "const %s", tt->display);
 		else if (btf_is_volatile(t))
-			ti->display = arena_printf(a, "volatile %s", tt->display);
+			ti->display = au_arena_printf(a, "volatile %s", tt->display);
 		break;
 	case BTF_KIND_ARRAY: {
 		const struct btf_array *arr = btf_array(t);
@@ -134,25 +135,16 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 		/* BTF folds int x[2][3] into nested arrays: the key is built the
 		 * same way DWARF's dimension list builds it. */
 		if (arr->nelems) {
-			/* Keys count elements, as the DWARF reader's do: an array of
-			 * arrays folds into one. */
-			unsigned long long inner = 1;
-			const char *ek = tt->key;
-			if (ek[0] == '[' && ek[1] != ']') {
-				char *end;
-				inner = strtoull(ek + 1, &end, 10);
-				ek = *end == ']' ? end + 1 : tt->key;
-				if (ek == tt->key)
-					inner = 1;
-			}
 			/* int x[2][3] is an array of 2 arrays of 3: "int[2][3]". */
 			const char *dims = strchr(tt->display, '[');
-			ti->display = dims ? arena_printf(a, "%.*s[%u]%s", (int)(dims - tt->display), tt->display, arr->nelems, dims)
-					   : arena_printf(a, "%s[%u]", tt->display, arr->nelems);
-			ti->key = arena_printf(a, "[%llu]%s", inner * arr->nelems, ek);
+			ti->display = dims ? au_arena_printf(a, "%.*s[%u]%s", (int)(dims - tt->display), tt->display, arr->nelems, dims)
+					   : au_arena_printf(a, "%s[%u]", tt->display, arr->nelems);
+			/* Keys count elements, as the DWARF reader's do: an array of
+			 * arrays folds into one. */
+			ti->key = au_typekey_array_fold(a, arr->nelems, tt->key);
 		} else {
-			ti->display = arena_printf(a, "%s[]", tt->display);
-			ti->key = arena_printf(a, "[]%s", tt->key);
+			ti->display = au_arena_printf(a, "%s[]", tt->display);
+			ti->key = au_typekey_array(a, 0, true, tt->key);
 			ti->flexible = true;
 		}
 		ti->size = (uint64_t)arr->nelems * tt->size;
@@ -161,26 +153,12 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 	}
 	case BTF_KIND_FUNC_PROTO: {
 		const struct btf_param *p = btf_params(t);
-		size_t len = 0, cap = 64;
-		char *buf = malloc(cap);
-		if (!buf)
-			break;
-		buf[0] = '\0';
-		for (uint16_t i = 0; i < btf_vlen(t); i++) {
-			const char *k = p[i].type ? info_of(r, p[i].type, depth + 1)->key : "...";
-			size_t need = len + strlen(k) + 2;
-			if (need > cap) {
-				cap = 2 * need;
-				char *nb = realloc(buf, cap);
-				if (!nb)
-					break;
-				buf = nb;
-			}
-			len += (size_t)sprintf(buf + len, "%s%s", len ? "," : "", k);
-		}
-		ti->key = arena_printf(a, "fn(%s;%s)", info_of(r, t->type, depth + 1)->key, buf);
+		struct typekey_fn fn;
+		au_typekey_fn_init(&fn);
+		for (uint16_t i = 0; i < btf_vlen(t); i++)
+			au_typekey_fn_param(&fn, p[i].type ? info_of(r, p[i].type, depth + 1)->key : TYPEKEY_VARARGS);
+		ti->key = au_typekey_fn_finish(&fn, a, info_of(r, t->type, depth + 1)->key);
 		ti->display = "function";
-		free(buf);
 		break;
 	}
 	case BTF_KIND_STRUCT:
@@ -192,7 +170,7 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 		ti->size = btf_is_fwd(t) ? 0 : t->size;
 		bool aggregate = !btf_is_enum(t) && !btf_is_enum64(t);
 		if (name) {
-			ti->display = arena_printf(a, "%s %s", prefix, name);
+			ti->display = au_typekey_named(a, prefix, name);
 			ti->key = ti->display;
 			ti->embeds = aggregate ? ti->display : NULL;
 		} else if (r->anon_names[id]) {
@@ -202,19 +180,19 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 			ti->display = ti->key = prefix;
 		} else {
 			struct layout_type *lt = read_aggregate(r, id, NULL, depth + 1);
-			ti->display = arena_printf(a, "%s {...}", prefix);
-			ti->key = layout_anon_key(a, lt);
+			ti->display = btf_is_union(t) ? "union {...}" : btf_is_any_enum(t) ? "enum {...}" : "struct {...}";
+			ti->key = au_typekey_anon(a, lt);
 			ti->layout = lt;
 		}
 		break;
 	}
 	default:
 		ti->display = name ? name : "?";
-		ti->key = arena_printf(a, "btf%d:%s", t ? btf_kind(t) : -1, ti->display);
+		ti->key = au_typekey_unknown(a, "btf", t ? btf_kind(t) : -1, ti->display);
 		break;
 	}
 	if (!ti->key) {
-		ti->key = "?";
+		ti->key = TYPEKEY_UNKNOWN;
 		ti->display = "?";
 	}
 	ti->busy = false;
@@ -237,7 +215,7 @@ static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, con
 {
 	struct arena *a = &r->model->arena;
 	const struct btf_type *t = btf__type_by_id(r->btf, id);
-	struct layout_type *lt = arena_alloc(a, sizeof(*lt));
+	struct layout_type *lt = au_arena_alloc(a, sizeof(*lt));
 	lt->name = name;
 	lt->size = t->size;
 	lt->kind = btf_is_union(t) ? LAYOUT_UNION : (btf_is_enum(t) || btf_is_enum64(t)) ? LAYOUT_ENUM : LAYOUT_STRUCT;
@@ -252,7 +230,7 @@ static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, con
 	}
 	if (btf_is_enum(t) || btf_is_enum64(t)) {
 		/* 32-bit enumerators: kflag says signed; ENUM64: kflag says signed too. */
-		lt->enumerators = arena_alloc(a, (vlen ? vlen : 1) * sizeof(*lt->enumerators));
+		lt->enumerators = au_arena_alloc(a, (vlen ? vlen : 1) * sizeof(*lt->enumerators));
 		for (uint16_t i = 0; i < vlen; i++) {
 			struct layout_enumerator *le = &lt->enumerators[lt->nenumerators];
 			uint32_t name_off;
@@ -273,7 +251,7 @@ static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, con
 		return lt;
 	}
 	const struct btf_member *m = btf_members(t);
-	lt->members = arena_alloc(a, (vlen ? vlen : 1) * sizeof(*lt->members));
+	lt->members = au_arena_alloc(a, (vlen ? vlen : 1) * sizeof(*lt->members));
 	for (uint16_t i = 0; i < vlen; i++) {
 		struct layout_member *lm = &lt->members[lt->nmembers++];
 		lm->name = name_of(r, m[i].name_off);
@@ -300,9 +278,9 @@ static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, con
 		    !r->anon_names[sid])
 			lm->anon = info_of(r, sid, depth + 1)->layout;
 	}
-	lt->nflat = layout_count_flat(lt);
+	lt->nflat = au_layout_count_flat(lt);
 	if (lt->nflat > LAYOUT_MAX_FLAT && !r->err)
-		r->err = au_error_format("corrupt BTF: %s %s expands to over %d members", layout_kind_name(lt->kind),
+		r->err = au_error_format("corrupt BTF: %s %s expands to over %d members", au_layout_kind_name(lt->kind),
 					 name ? name : "(anonymous)", LAYOUT_MAX_FLAT);
 	return lt;
 }
@@ -313,7 +291,7 @@ static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-struct au_error *btf_read_layouts(const char *path, struct layout_model *model)
+struct au_error *au_btf_read_layouts(const char *path, struct layout_model *model)
 {
 	/* Opened once, without blocking, and read whole: a pipe is refused at
 	 * once rather than read (or waited for) twice. */
@@ -321,7 +299,7 @@ struct au_error *btf_read_layouts(const char *path, struct layout_model *model)
 	int fd = au_open_input(path, &oerr);
 	if (fd < 0)
 		return oerr;
-	return btf_read_layouts_fd(path, fd, model);
+	return au_btf_read_layouts_fd(path, fd, model);
 }
 
 /* The .BTF section of an ELF image (a vmlinux, a module's .ko), copied, or
@@ -337,7 +315,8 @@ static unsigned char *elf_btf_section(unsigned char *data, size_t size, size_t *
 			GElf_Shdr sh;
 			const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
 			Elf_Data *d = name && strcmp(name, ".BTF") == 0 && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
-			if (d && d->d_buf && d->d_size && (copy = malloc(d->d_size))) {
+			if (d && d->d_buf && d->d_size) {
+				copy = au_xmalloc(d->d_size);
 				memcpy(copy, d->d_buf, d->d_size);
 				*btf_size = d->d_size;
 			}
@@ -427,12 +406,12 @@ static struct au_error *parse_fd(const char *path, int fd, struct btf *base, str
 	return NULL;
 }
 
-struct au_error *btf_read_layouts_fd(const char *path, int fd, struct layout_model *model)
+struct au_error *au_btf_read_layouts_fd(const char *path, int fd, struct layout_model *model)
 {
-	return btf_read_layouts_split_fd(path, fd, NULL, model);
+	return au_btf_read_layouts_split_fd(path, fd, NULL, model);
 }
 
-struct au_error *btf_read_layouts_split_fd(const char *path, int fd, const char *base, struct layout_model *model)
+struct au_error *au_btf_read_layouts_split_fd(const char *path, int fd, const char *base, struct layout_model *model)
 {
 	struct btf *base_btf = NULL, *btf;
 	struct au_error *err = NULL;
@@ -455,17 +434,9 @@ struct au_error *btf_read_layouts_split_fd(const char *path, int fd, const char 
 	 * base's count on); base types are read only where a member uses them. */
 	uint32_t first = base_btf ? btf__type_cnt(base_btf) : 1;
 	struct btf_reader r = { .btf = btf, .model = model, .n = btf__type_cnt(btf) };
-	strmap_init(&r.names);
-	r.infos = calloc(r.n, sizeof(*r.infos));
-	r.anon_names = calloc(r.n, sizeof(*r.anon_names));
-	if (!r.infos || !r.anon_names) {
-		free(r.infos);
-		free(r.anon_names);
-		strmap_deinit(&r.names);
-		btf__free(btf);
-		btf__free(base_btf);
-		return &au_error_nomem;
-	}
+	au_strmap_init(&r.names);
+	r.infos = au_xcalloc(r.n, sizeof(*r.infos));
+	r.anon_names = au_xcalloc(r.n, sizeof(*r.anon_names));
 	/* Pass 1: typedefs that name anonymous aggregates. */
 	for (uint32_t id = 1; id < r.n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
@@ -474,7 +445,7 @@ struct au_error *btf_read_layouts_split_fd(const char *path, int fd, const char 
 		const struct btf_type *target = btf__type_by_id(btf, t->type);
 		if ((btf_is_composite(target) || btf_is_enum(target) || btf_is_enum64(target)) &&
 		    !name_of(&r, target->name_off) && !r.anon_names[t->type])
-			r.anon_names[t->type] = arena_strdup(&model->arena, name_of(&r, t->name_off));
+			r.anon_names[t->type] = au_arena_strdup(&model->arena, name_of(&r, t->name_off));
 	}
 	/* An anonymous aggregate named only through a pointer typedef
 	 * (typedef struct {...} *Ptr) is called "*Ptr", as the DWARF reader
@@ -489,7 +460,7 @@ struct au_error *btf_read_layouts_split_fd(const char *path, int fd, const char 
 		const struct btf_type *target = btf__type_by_id(btf, p->type);
 		if ((btf_is_composite(target) || btf_is_enum(target) || btf_is_enum64(target)) &&
 		    !name_of(&r, target->name_off))
-			r.anon_names[p->type] = arena_printf(&model->arena, "*%s", name_of(&r, t->name_off));
+			r.anon_names[p->type] = au_typekey_ptr_typedef(&model->arena, name_of(&r, t->name_off));
 	}
 	/* Pass 2: every named definition, and every typedef of an anonymous
 	 * aggregate: BTF deduplication lets two typedefs share one anonymous
@@ -498,18 +469,18 @@ struct au_error *btf_read_layouts_split_fd(const char *path, int fd, const char 
 	for (uint32_t id = first; id < r.n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
 		const char *name = NULL;
+		bool typedef_name = btf_is_typedef(t);
 		uint32_t target = id;
 		if (btf_is_composite(t) || btf_is_enum(t) || btf_is_enum64(t)) {
 			const char *n = name_of(&r, t->name_off);
 			if (n)
-				name = arena_printf(&model->arena, "%s %s", kind_prefix(t), n);
+				name = au_typekey_named(&model->arena, kind_prefix(t), n);
 		} else if (btf_is_typedef(t) && t->type < r.n && r.anon_names[t->type]) {
 			name = name_of(&r, t->name_off);
 			target = t->type;
 		} else if (btf_is_typedef(t) && t->type < r.n && btf_is_ptr(btf__type_by_id(btf, t->type))) {
 			uint32_t pt = btf__type_by_id(btf, t->type)->type;
-			if (pt < r.n && r.anon_names[pt] && r.anon_names[pt][0] == '*' &&
-			    strcmp(r.anon_names[pt] + 1, name_of(&r, t->name_off)) == 0) {
+			if (pt < r.n && au_typekey_is_ptr_typedef_of(r.anon_names[pt], name_of(&r, t->name_off))) {
 				name = r.anon_names[pt];
 				target = pt;
 			}
@@ -522,22 +493,24 @@ struct au_error *btf_read_layouts_split_fd(const char *path, int fd, const char 
 			if (r.err)
 				break;
 			if (lt->nenumerators) {
-				lt->name = arena_printf(&model->arena, "enum {%s}", lt->enumerators[0].name);
+				lt->name = au_typekey_anon_enum_name(&model->arena, lt->enumerators[0].name);
 				lt->anonymous = true;
-				if (!layout_model_find(model, lt->name))
-					layout_model_add(model, lt);
+				if (!au_layout_model_find(model, lt->name))
+					au_layout_model_add(model, lt);
 			}
 			continue;
 		}
-		if (!name || layout_model_find(model, name))
+		if (!name || au_layout_model_find(model, name))
 			continue;
-		layout_model_add(model, read_aggregate(&r, target, name, 0));
+		struct layout_type *lt = read_aggregate(&r, target, name, 0);
+		lt->is_typedef = typedef_name;
+		au_layout_model_add(model, lt);
 		if (r.err)
 			break;
 	}
 	free(r.infos);
 	free(r.anon_names);
-	strmap_deinit(&r.names);
+	au_strmap_deinit(&r.names);
 	btf__free(btf);
 	btf__free(base_btf);
 	if (r.err) {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "typekey.h"
 
 struct comparer {
 	const struct layout_model *old_model, *new_model;
@@ -16,7 +17,7 @@ struct comparer {
 	struct strmap shapes[2]; /* per side: named aggregate -> its shape key */
 };
 
-const char *finding_status_name(enum finding_status s)
+const char *au_finding_status_name(enum finding_status s)
 {
 	static const char *const names[STATUS_COUNT] = {
 		"unchanged", "aliased", "extended", "added", "renamed", "removed", "changed",
@@ -28,7 +29,7 @@ static struct change *push(struct comparer *c, enum change_kind kind, bool layou
 {
 	if (c->nbuf == c->capbuf) {
 		c->capbuf = c->capbuf ? 2 * c->capbuf : 32;
-		c->buf = xrealloc(c->buf, c->capbuf * sizeof(*c->buf));
+		c->buf = au_xrealloc(c->buf, c->capbuf * sizeof(*c->buf));
 	}
 	struct change *ch = &c->buf[c->nbuf++];
 	memset(ch, 0, sizeof(*ch));
@@ -49,41 +50,23 @@ static struct type_finding *compare_named(struct comparer *c, const char *name);
  * anonymous one with the same layout would have. */
 static const char *shape_of(struct comparer *c, int side, const char *name)
 {
-	const char *k = strmap_get(&c->shapes[side], name);
+	const char *k = au_strmap_get(&c->shapes[side], name);
 	if (k)
 		return k;
-	const struct layout_type *t = layout_model_find(side ? c->new_model : c->old_model, name);
+	const struct layout_type *t = au_layout_model_find(side ? c->new_model : c->old_model, name);
 	if (!t)
 		return NULL;
-	k = layout_anon_key(&c->out->arena, t);
-	strmap_put(&c->shapes[side], name, (void *)k);
+	k = au_typekey_anon(&c->out->arena, t);
+	au_strmap_put(&c->shapes[side], name, (void *)k);
 	return k;
-}
-
-static size_t sigil_prefix(const char *k)
-{
-	size_t i = 0;
-	while (k[i] && strchr("[]*0123456789", k[i]))
-		i++;
-	return i;
-}
-
-static bool is_anon_key(const char *k)
-{
-	return strncmp(k, "struct{", 7) == 0 || strncmp(k, "union{", 6) == 0;
-}
-
-static bool is_named_key(const char *k)
-{
-	return strncmp(k, "struct ", 7) == 0 || strncmp(k, "union ", 6) == 0;
 }
 
 /* A key that is the typedef name of an anonymous aggregate on side `side`. */
 static bool is_typedef_key(struct comparer *c, int side, const char *k)
 {
-	if (is_anon_key(k) || is_named_key(k) || strncmp(k, "enum ", 5) == 0)
+	if (au_typekey_is_anon(k) || au_typekey_is_named(k))
 		return false;
-	const struct layout_type *t = layout_model_find(side ? c->new_model : c->old_model, k);
+	const struct layout_type *t = au_layout_model_find(side ? c->new_model : c->old_model, k);
 	return t && t->kind != LAYOUT_ENUM;
 }
 
@@ -95,22 +78,22 @@ static bool same_type(struct comparer *c, const char *a, int sa, const char *b, 
 {
 	if (strcmp(a, b) == 0)
 		return true;
-	size_t p = sigil_prefix(a);
-	if (p != sigil_prefix(b) || strncmp(a, b, p) != 0)
+	size_t p = au_typekey_sigil_prefix(a);
+	if (p != au_typekey_sigil_prefix(b) || strncmp(a, b, p) != 0)
 		return false;
 	a += p;
 	b += p;
 	/* uuid_le and guid_t, typedefs naming anonymous structs: the same
 	 * layout under another typedef is the same type to C code. */
 	if (is_typedef_key(c, 0, a) || is_typedef_key(c, 1, b)) {
-		const char *ka = is_anon_key(a) ? a : shape_of(c, sa, a), *kb = is_anon_key(b) ? b : shape_of(c, sb, b);
+		const char *ka = au_typekey_is_anon(a) ? a : shape_of(c, sa, a), *kb = au_typekey_is_anon(b) ? b : shape_of(c, sb, b);
 		return ka && kb && strcmp(ka, kb) == 0;
 	}
-	if (is_anon_key(a) && is_named_key(b)) {
+	if (au_typekey_is_anon(a) && au_typekey_is_named_aggregate(b)) {
 		const char *sb_key = shape_of(c, sb, b);
 		return sb_key && strcmp(a, sb_key) == 0;
 	}
-	if (is_named_key(a) && is_anon_key(b)) {
+	if (au_typekey_is_named_aggregate(a) && au_typekey_is_anon(b)) {
 		const char *sa_key = shape_of(c, sa, a);
 		return sa_key && strcmp(sa_key, b) == 0;
 	}
@@ -120,7 +103,7 @@ static bool same_type(struct comparer *c, const char *a, int sa, const char *b, 
 /* Two members occupy the same slot: same place, same width, same type. */
 static bool same_slot(struct comparer *c, const struct flat_member *a, int sa, const struct flat_member *b, int sb)
 {
-	return a->bit_offset == b->bit_offset && member_bits(a->member) == member_bits(b->member) &&
+	return a->bit_offset == b->bit_offset && au_member_bits(a->member) == au_member_bits(b->member) &&
 	       a->member->is_bitfield == b->member->is_bitfield &&
 	       a->member->flexible == b->member->flexible &&
 	       same_type(c, a->member->type_key, sa, b->member->type_key, sb);
@@ -160,20 +143,20 @@ static void index_flat(struct flat_index *idx, struct flat_member *v, size_t n)
 	idx->v = v;
 	idx->n = n;
 	idx->hashed = n > FLAT_SCAN_MAX;
-	strmap_init(&idx->map);
+	au_strmap_init(&idx->map);
 	for (size_t i = 0; idx->hashed && i < n; i++)
-		strmap_put(&idx->map, v[i].name, &v[i]);
+		au_strmap_put(&idx->map, v[i].name, &v[i]);
 }
 
 static void unindex_flat(struct flat_index *idx)
 {
-	strmap_deinit(&idx->map);
+	au_strmap_deinit(&idx->map);
 }
 
 static const struct flat_member *find_flat(const struct flat_index *idx, const char *name)
 {
 	if (idx->hashed)
-		return strmap_get(&idx->map, name);
+		return au_strmap_get(&idx->map, name);
 	for (size_t i = 0; i < idx->n; i++)
 		if (strcmp(idx->v[i].name, name) == 0)
 			return &idx->v[i];
@@ -188,32 +171,16 @@ static const char *leaf(const struct flat_member *fm)
 
 static uint64_t end_bit(const struct flat_member *fm)
 {
-	return fm->bit_offset + member_bits(fm->member);
+	return fm->bit_offset + au_member_bits(fm->member);
 }
 
 /* A member that holds data itself (not a named member of anonymous type,
  * whose contents are listed after it, nor a zero-size one). */
 static bool occupies(const struct flat_member *fm)
 {
-	return !fm->member->nested && member_bits(fm->member) > 0;
+	return !fm->member->nested && au_member_bits(fm->member) > 0;
 }
 
-/* The element key of a zero-size array, "[]u8" and "[0]u8" both "u8", or
- * NULL for anything else. */
-static const char *zero_array_element(const char *key)
-{
-	if (strncmp(key, "[]", 2) == 0)
-		return key + 2;
-	if (strncmp(key, "[0]", 3) == 0)
-		return key + 3;
-	return NULL;
-}
-
-/* The element key of a one-element array, "[1]u8" -> "u8", or NULL. */
-static const char *one_element(const char *key)
-{
-	return strncmp(key, "[1]", 3) == 0 ? key + 3 : NULL;
-}
 
 struct member_context {
 	const struct layout_type *old_type, *new_type;
@@ -270,18 +237,18 @@ static void grade_member(struct comparer *c, const struct member_context *mc, st
 			 const struct type_finding *inner)
 {
 	const struct flat_member *o = &ch->old_member, *n = &ch->new_member;
-	const char *eo = zero_array_element(o->member->type_key), *en = zero_array_element(n->member->type_key);
-	if (!(ch->what & DIFF_OFFSET) && member_bits(o->member) == 0 && member_bits(n->member) == 0 && eo && en &&
+	const char *eo = au_typekey_zero_array_element(o->member->type_key), *en = au_typekey_zero_array_element(n->member->type_key);
+	if (!(ch->what & DIFF_OFFSET) && au_member_bits(o->member) == 0 && au_member_bits(n->member) == 0 && eo && en &&
 	    same_type(c, eo, 0, en, 1)) {
 		because(ch, REASON_FLEXIBLE_SPELLING);
 		return;
 	}
 	/* T x[1] -> T x[] at the end of a struct whose size is kept: the old
 	 * one-element array was a flexible array spelled the old way. */
-	const char *e1o = one_element(o->member->type_key), *e1n = one_element(n->member->type_key);
+	const char *e1o = au_typekey_one_element(o->member->type_key), *e1n = au_typekey_one_element(n->member->type_key);
 	if (!(ch->what & DIFF_OFFSET) && mc->old_type->size == mc->new_type->size &&
-	    ((e1o && en && member_bits(n->member) == 0 && same_type(c, e1o, 0, en, 1)) ||
-	     (e1n && eo && member_bits(o->member) == 0 && same_type(c, eo, 0, e1n, 1)))) {
+	    ((e1o && en && au_member_bits(n->member) == 0 && same_type(c, e1o, 0, en, 1)) ||
+	     (e1n && eo && au_member_bits(o->member) == 0 && same_type(c, eo, 0, e1n, 1)))) {
 		because(ch, REASON_FLEXIBLE_SPELLING);
 		return;
 	}
@@ -401,14 +368,14 @@ static size_t compact(struct flat_member *v, size_t n, const bool *keep)
 static void compare_members(struct comparer *c, const struct layout_type *o, const struct layout_type *n)
 {
 	struct flat_member *fo, *fn;
-	size_t no = layout_flatten_paths(o, &c->out->arena, &fo), nn = layout_flatten_paths(n, &c->out->arena, &fn);
+	size_t no = au_layout_flatten_paths(o, &c->out->arena, &fo), nn = au_layout_flatten_paths(n, &c->out->arena, &fn);
 	bool strict = c->opts->strict;
 	struct flat_index io, in;
 	index_flat(&io, fo, no);
 	index_flat(&in, fn, nn);
 	/* u.p.x is compared only where both sides give u an anonymous type;
 	 * where one side names u's type, u's own type key says it all. */
-	bool *keep_o = xrealloc(NULL, (no ? no : 1) * sizeof(bool)), *keep_n = xrealloc(NULL, (nn ? nn : 1) * sizeof(bool));
+	bool *keep_o = au_xmalloc((no ? no : 1) * sizeof(bool)), *keep_n = au_xmalloc((nn ? nn : 1) * sizeof(bool));
 	size_t ko = mark_paths(fo, no, &io, &in, keep_o), kn = mark_paths(fn, nn, &in, &io, keep_n);
 	if (ko != no || kn != nn) {
 		no = compact(fo, no, keep_o);
@@ -421,7 +388,7 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 	free(keep_o);
 	free(keep_n);
 	struct member_context mc = { .old_type = o, .new_type = n, .fo = fo, .no = no };
-	bool *used = xrealloc(NULL, (nn ? nn : 1) * sizeof(*used));
+	bool *used = au_xmalloc((nn ? nn : 1) * sizeof(*used));
 	memset(used, 0, (nn ? nn : 1) * sizeof(*used));
 
 	/* Common names first: where each went. */
@@ -501,7 +468,7 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 				continue;
 			if (same_slot(c, &fn[k], 1, &fn[j], 1))
 				common = &fn[j];
-			else if (!overlap && fn[j].bit_offset == fn[k].bit_offset && member_bits(fn[j].member) &&
+			else if (!overlap && fn[j].bit_offset == fn[k].bit_offset && au_member_bits(fn[j].member) &&
 				 occupies(&fn[j]))
 				overlap = &fn[j];
 		}
@@ -586,7 +553,7 @@ static const struct layout_enumerator *find_enumerator(const struct layout_type 
 						       const char *name)
 {
 	if (t->nenumerators > FLAT_SCAN_MAX)
-		return strmap_get(map, name);
+		return au_strmap_get(map, name);
 	for (size_t i = 0; i < t->nenumerators; i++)
 		if (strcmp(t->enumerators[i].name, name) == 0)
 			return &t->enumerators[i];
@@ -596,12 +563,12 @@ static const struct layout_enumerator *find_enumerator(const struct layout_type 
 static void compare_enumerators(struct comparer *c, const struct layout_type *o, const struct layout_type *n)
 {
 	struct strmap io, in;
-	strmap_init(&io);
-	strmap_init(&in);
+	au_strmap_init(&io);
+	au_strmap_init(&in);
 	for (size_t i = 0; o->nenumerators > FLAT_SCAN_MAX && i < o->nenumerators; i++)
-		strmap_put(&io, o->enumerators[i].name, &o->enumerators[i]);
+		au_strmap_put(&io, o->enumerators[i].name, &o->enumerators[i]);
 	for (size_t i = 0; n->nenumerators > FLAT_SCAN_MAX && i < n->nenumerators; i++)
-		strmap_put(&in, n->enumerators[i].name, &n->enumerators[i]);
+		au_strmap_put(&in, n->enumerators[i].name, &n->enumerators[i]);
 	for (size_t i = 0; i < o->nenumerators; i++) {
 		const struct layout_enumerator *e = &o->enumerators[i], *f = find_enumerator(n, &in, e->name);
 		struct enum_ref ro = { e, o }, rn = { f, n };
@@ -613,8 +580,8 @@ static void compare_enumerators(struct comparer *c, const struct layout_type *o,
 	for (size_t i = 0; i < n->nenumerators; i++)
 		if (!find_enumerator(o, &io, n->enumerators[i].name))
 			enum_added(c, &n->enumerators[i]);
-	strmap_deinit(&io);
-	strmap_deinit(&in);
+	au_strmap_deinit(&io);
+	au_strmap_deinit(&in);
 }
 
 /* ---------------------------------------------------------------- findings */
@@ -637,7 +604,7 @@ static enum finding_status status_of(const struct change *v, size_t n)
 static struct type_finding *new_finding(struct comparer *c, const char *name, const struct layout_type *o,
 					const struct layout_type *n)
 {
-	struct type_finding *f = arena_alloc(&c->out->arena, sizeof(*f));
+	struct type_finding *f = au_arena_alloc(&c->out->arena, sizeof(*f));
 	f->name = name;
 	f->old_type = o;
 	f->new_type = n;
@@ -648,7 +615,7 @@ static struct type_finding *new_finding(struct comparer *c, const char *name, co
 static void finish(struct comparer *c, struct type_finding *f, size_t start)
 {
 	f->nchanges = c->nbuf - start;
-	f->changes = f->nchanges ? arena_memdup(&c->out->arena, c->buf + start, f->nchanges * sizeof(*f->changes))
+	f->changes = f->nchanges ? au_arena_memdup(&c->out->arena, c->buf + start, f->nchanges * sizeof(*f->changes))
 				 : NULL;
 	c->nbuf = start;
 	f->status = status_of(f->changes, f->nchanges);
@@ -684,16 +651,16 @@ static void grade_size(struct comparer *c, struct change *size, const struct cha
  * that a struct embedding it can ask how it changed. */
 static struct type_finding *compare_named(struct comparer *c, const char *name)
 {
-	struct type_finding *f = strmap_get(&c->done, name);
+	struct type_finding *f = au_strmap_get(&c->done, name);
 	if (f)
 		return f;
-	const struct layout_type *o = layout_model_find(c->old_model, name);
-	const struct layout_type *n = layout_model_find(c->new_model, name);
+	const struct layout_type *o = au_layout_model_find(c->old_model, name);
+	const struct layout_type *n = au_layout_model_find(c->new_model, name);
 	if (!o || !n)
 		return NULL; /* pairing decides added/removed */
-	if (strmap_get(&c->busy, name))
+	if (au_strmap_get(&c->busy, name))
 		return NULL;
-	strmap_put(&c->busy, name, (void *)name);
+	au_strmap_put(&c->busy, name, (void *)name);
 
 	/* This type's changes go after whatever the caller has collected. */
 	size_t start = c->nbuf;
@@ -733,7 +700,7 @@ static struct type_finding *compare_named(struct comparer *c, const char *name)
 
 	f = new_finding(c, name, o, n);
 	finish(c, f, start);
-	strmap_put(&c->done, name, f);
+	au_strmap_put(&c->done, name, f);
 	return f;
 }
 
@@ -758,7 +725,7 @@ static void record(struct comparer *c, struct type_finding *f, size_t *cap)
 		out->incompatible = true;
 	if (out->nfindings == *cap) {
 		*cap = *cap ? 2 * *cap : 64;
-		out->findings = xrealloc(out->findings, *cap * sizeof(*out->findings));
+		out->findings = au_xrealloc(out->findings, *cap * sizeof(*out->findings));
 	}
 	out->findings[out->nfindings++] = f;
 }
@@ -795,12 +762,12 @@ static void index_into(struct enum_index *x, struct strmap *map, bool anonymous)
 		if (t->kind != LAYOUT_ENUM || t->anonymous != anonymous)
 			continue;
 		for (size_t k = 0; k < t->nenumerators; k++) {
-			if (strmap_get(map, t->enumerators[k].name))
+			if (au_strmap_get(map, t->enumerators[k].name))
 				continue;
-			struct enum_ref *r = arena_alloc(x->arena, sizeof(*r));
+			struct enum_ref *r = au_arena_alloc(x->arena, sizeof(*r));
 			r->e = &t->enumerators[k];
 			r->owner = t;
-			strmap_put(map, r->e->name, r);
+			au_strmap_put(map, r->e->name, r);
 		}
 	}
 }
@@ -810,27 +777,27 @@ static void index_enumerators(const struct layout_model *m, struct arena *a, str
 	ret->model = m;
 	ret->arena = a;
 	ret->named_built = false;
-	strmap_init(&ret->anonymous);
-	strmap_init(&ret->named);
+	au_strmap_init(&ret->anonymous);
+	au_strmap_init(&ret->named);
 	index_into(ret, &ret->anonymous, true);
 }
 
 static const struct enum_ref *find_enum_ref(struct enum_index *x, const char *name)
 {
-	const struct enum_ref *r = strmap_get(&x->anonymous, name);
+	const struct enum_ref *r = au_strmap_get(&x->anonymous, name);
 	if (r)
 		return r;
 	if (!x->named_built) {
 		index_into(x, &x->named, false);
 		x->named_built = true;
 	}
-	return strmap_get(&x->named, name);
+	return au_strmap_get(&x->named, name);
 }
 
 static void unindex_enumerators(struct enum_index *x)
 {
-	strmap_deinit(&x->anonymous);
-	strmap_deinit(&x->named);
+	au_strmap_deinit(&x->anonymous);
+	au_strmap_deinit(&x->named);
 }
 
 /* The OLD anonymous enum that a NEW one continues: the holder of its first
@@ -858,7 +825,7 @@ static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 	struct strmap sequels;
 	index_enumerators(om, &c->out->arena, &old_refs);
 	index_enumerators(nm, &c->out->arena, &new_refs);
-	strmap_init(&sequels); /* OLD anonymous enum name -> struct sequel list */
+	au_strmap_init(&sequels); /* OLD anonymous enum name -> struct sequel list */
 	for (size_t i = 0; i < nm->ntypes; i++) {
 		const struct layout_type *n = nm->types[i];
 		if (!n->anonymous)
@@ -871,11 +838,11 @@ static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 			}
 			continue;
 		}
-		struct sequel *s = arena_alloc(&c->out->arena, sizeof(*s));
+		struct sequel *s = au_arena_alloc(&c->out->arena, sizeof(*s));
 		s->type = n;
-		struct sequel *head = strmap_get(&sequels, o->name);
+		struct sequel *head = au_strmap_get(&sequels, o->name);
 		if (!head) {
-			strmap_put(&sequels, o->name, s);
+			au_strmap_put(&sequels, o->name, s);
 		} else {
 			while (head->next)
 				head = head->next;
@@ -886,7 +853,7 @@ static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 		const struct layout_type *o = om->types[i];
 		if (!o->anonymous)
 			continue;
-		const struct sequel *seq = strmap_get(&sequels, o->name);
+		const struct sequel *seq = au_strmap_get(&sequels, o->name);
 		bool any = seq != NULL;
 		for (size_t k = 0; k < o->nenumerators && !any; k++)
 			any = find_enum_ref(&new_refs, o->enumerators[k].name) != NULL;
@@ -918,7 +885,7 @@ static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 		finish(c, f, start);
 		record(c, f, cap);
 	}
-	strmap_deinit(&sequels);
+	au_strmap_deinit(&sequels);
 	unindex_enumerators(&old_refs);
 	unindex_enumerators(&new_refs);
 }
@@ -931,26 +898,26 @@ static bool has_anonymous(const struct layout_model *m)
 	return false;
 }
 
-void compare_models(const struct layout_model *old_model, const struct layout_model *new_model,
+void au_compare_models(const struct layout_model *old_model, const struct layout_model *new_model,
 		    const struct compare_options *opts, struct comparison *ret)
 {
 	memset(ret, 0, sizeof(*ret));
-	arena_init(&ret->arena);
+	au_arena_init(&ret->arena);
 	ret->strict = opts->strict;
 	ret->common_only = opts->common_only;
 	ret->fail_on = opts->fail_on ? opts->fail_on : SEVERITY_BREAK;
 	struct comparer c = { .old_model = old_model, .new_model = new_model, .opts = opts, .out = ret };
 	c.c_to_cxx = old_model->lang == LANG_C && new_model->lang == LANG_CXX;
-	strmap_init(&c.done);
-	strmap_init(&c.busy);
-	strmap_init(&c.shapes[0]);
-	strmap_init(&c.shapes[1]);
+	au_strmap_init(&c.done);
+	au_strmap_init(&c.busy);
+	au_strmap_init(&c.shapes[0]);
+	au_strmap_init(&c.shapes[1]);
 	size_t cap = 0;
 	for (size_t i = 0; i < old_model->ntypes; i++) {
 		const struct layout_type *o = old_model->types[i];
 		if (o->anonymous)
 			continue;
-		if (layout_model_find(new_model, o->name)) {
+		if (au_layout_model_find(new_model, o->name)) {
 			ret->old_types++;
 			record(&c, compare_named(&c, o->name), &cap);
 		} else if (!opts->common_only) {
@@ -962,7 +929,7 @@ void compare_models(const struct layout_model *old_model, const struct layout_mo
 		const struct layout_type *n = new_model->types[i];
 		if (n->anonymous)
 			continue;
-		if (layout_model_find(old_model, n->name)) {
+		if (au_layout_model_find(old_model, n->name)) {
 			ret->new_types++;
 		} else if (!opts->common_only) {
 			ret->new_types++;
@@ -974,14 +941,14 @@ void compare_models(const struct layout_model *old_model, const struct layout_mo
 	if (ret->nfindings)
 		qsort(ret->findings, ret->nfindings, sizeof(*ret->findings), cmp_finding);
 	free(c.buf);
-	strmap_deinit(&c.done);
-	strmap_deinit(&c.busy);
-	strmap_deinit(&c.shapes[0]);
-	strmap_deinit(&c.shapes[1]);
+	au_strmap_deinit(&c.done);
+	au_strmap_deinit(&c.busy);
+	au_strmap_deinit(&c.shapes[0]);
+	au_strmap_deinit(&c.shapes[1]);
 }
 
-void comparison_deinit(struct comparison *c)
+void au_comparison_deinit(struct comparison *c)
 {
 	free(c->findings);
-	arena_deinit(&c->arena);
+	au_arena_deinit(&c->arena);
 }

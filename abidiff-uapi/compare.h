@@ -103,10 +103,10 @@ struct comparison {
 	const struct compat_summary *compat;   /* --compat (compat_classify), else NULL */
 };
 
-void compare_models(const struct layout_model *old_model, const struct layout_model *new_model,
+void au_compare_models(const struct layout_model *old_model, const struct layout_model *new_model,
 		    const struct compare_options *opts, struct comparison *ret);
-void comparison_deinit(struct comparison *c);
+void au_comparison_deinit(struct comparison *c);
 
-const char *finding_status_name(enum finding_status s);
+const char *au_finding_status_name(enum finding_status s);
 
 #endif

@@ -35,7 +35,7 @@ static const char *const cause_names[COMPAT_CAUSE_COUNT] = {
 	[COMPAT_OTHER] = "other",
 };
 
-const char *compat_cause_name(enum compat_cause_kind k)
+const char *au_compat_cause_name(enum compat_cause_kind k)
 {
 	return k < COMPAT_CAUSE_COUNT ? cause_names[k] : "?";
 }
@@ -102,8 +102,8 @@ static void add(struct classifier *k, enum compat_cause_kind cause, const char *
 			return;
 	if (k->n == k->cap) {
 		k->cap = k->cap ? 2 * k->cap : 8;
-		k->buf = xrealloc(k->buf, k->cap * sizeof(*k->buf));
-		k->where = xrealloc(k->where, k->cap * sizeof(*k->where));
+		k->buf = au_xrealloc(k->buf, k->cap * sizeof(*k->buf));
+		k->where = au_xrealloc(k->where, k->cap * sizeof(*k->where));
 	}
 	k->buf[k->n] = (struct compat_cause){ .cause = cause, .member = member, .type = type, .detail = detail };
 	k->where[k->n] = where;
@@ -148,7 +148,7 @@ static const char *decl(struct arena *a, const struct flat_member *fm)
 	const char *t = fm->member->type_name ? fm->member->type_name : "?", *dims = strchr(t, '[');
 	int tl = dims ? (int)(dims - t) : (int)strlen(t);
 	const char *sep = tl && t[tl - 1] == '*' ? "" : " ";
-	return arena_printf(a, "%.*s%s%s%s", tl, t, sep, fm->name, dims ? dims : "");
+	return au_arena_printf(a, "%.*s%s%s%s", tl, t, sep, fm->name, dims ? dims : "");
 }
 
 /* The chain, when it goes further than one name: " (a -> b -> long)". */
@@ -160,7 +160,7 @@ static const char *via(struct arena *a, const struct layout_member *m)
 	size_t n = 0;
 	for (const char *p = chain; *p; p++)
 		n += *p == '>';
-	char *out = arena_alloc(a, strlen(chain) + 3 * n + 4), *o = out;
+	char *out = au_arena_alloc(a, strlen(chain) + 3 * n + 4), *o = out;
 	*o++ = ' ';
 	*o++ = '(';
 	for (const char *p = chain; *p; p++) {
@@ -252,15 +252,15 @@ static unsigned member_holds(struct classifier *k, const struct layout_member *m
 	}
 	if (!m->embeds)
 		return h;
-	const char *memo = strmap_get(&k->holds, m->embeds);
+	const char *memo = au_strmap_get(&k->holds, m->embeds);
 	if (memo)
 		return memo == &memo_vals[HOLD_ALL + 1] ? 0 : (unsigned)(memo - memo_vals);
-	const struct layout_type *t = layout_model_find(k->m32, m->embeds);
+	const struct layout_type *t = au_layout_model_find(k->m32, m->embeds);
 	if (!t || t->kind == LAYOUT_ENUM)
 		return h;
-	strmap_put(&k->holds, t->name, &memo_vals[HOLD_ALL + 1]);
+	au_strmap_put(&k->holds, t->name, &memo_vals[HOLD_ALL + 1]);
 	unsigned th = type_holds(k, t, depth + 1);
-	strmap_put(&k->holds, t->name, &memo_vals[th]);
+	au_strmap_put(&k->holds, t->name, &memo_vals[th]);
 	return h | th;
 }
 
@@ -283,14 +283,14 @@ static bool first_fixed8(struct classifier *k, const struct layout_type *t, cons
 			 struct flat_member *ret)
 {
 	struct flat_member *v;
-	size_t n = layout_flatten_paths(t, &k->c->arena, &v);
+	size_t n = au_layout_flatten_paths(t, &k->c->arena, &v);
 	bool found = false;
 	for (size_t i = 0; i < n && !found; i++) {
 		if (v[i].member->nested || !member_has_fixed8(k, v[i].member, 0))
 			continue;
 		*ret = v[i];
 		if (prefix)
-			ret->name = arena_printf(&k->c->arena, "%s.%s", prefix, v[i].name);
+			ret->name = au_arena_printf(&k->c->arena, "%s.%s", prefix, v[i].name);
 		found = true;
 	}
 	free(v);
@@ -310,9 +310,9 @@ static bool trailing_align8(struct classifier *k, const struct layout_type *t64,
 	if (!first_fixed8(k, t32, prefix, &fm))
 		return false;
 	struct arena *a = &k->c->arena;
-	const char *what = prefix ? arena_printf(a, "member %s: size", prefix) : "size";
+	const char *what = prefix ? au_arena_printf(a, "member %s: size", prefix) : "size";
 	add(k, COMPAT_ALIGN8, fm.name, NULL, where,
-	    arena_printf(a, "%s %" PRIu64 " (32-bit) vs %" PRIu64 " (64-bit): trailing padding to a multiple of "
+	    au_arena_printf(a, "%s %" PRIu64 " (32-bit) vs %" PRIu64 " (64-bit): trailing padding to a multiple of "
 			    "%d, not 8, as %s is aligned to %d on the 32-bit ABI", what, t32->size, t64->size,
 			 t32->size % 4 == 0 ? 4 : t32->size % 2 == 0 ? 2 : 1, decl(a, &fm),
 			 t32->size % 4 == 0 ? 4 : t32->size % 2 == 0 ? 2 : 1));
@@ -381,12 +381,12 @@ static unsigned anon_key_holds(struct arena *a, const char *k64, const char *k32
 			break;
 		size_t lp = (size_t)(ep - kp), lq = (size_t)(eq - kq);
 		if (lp != lq || strncmp(kp, kq, lp) != 0) {
-			const char *x = strip_arrays(arena_printf(a, "%.*s", (int)lp, kp));
-			const char *y = strip_arrays(arena_printf(a, "%.*s", (int)lq, kq));
+			const char *x = strip_arrays(au_arena_printf(a, "%.*s", (int)lp, kp));
+			const char *y = strip_arrays(au_arena_printf(a, "%.*s", (int)lq, kq));
 			unsigned hi = *x == '*' || *y == '*' ? HOLD_POINTER : long_by_key(x, y) ? HOLD_LONG : 0;
 			if (hi && !*first) {
 				const char *at = strchr(p, '@');
-				*first = at && at < ep ? arena_printf(a, "%.*s", (int)(at - p), p) : "?";
+				*first = at && at < ep ? au_arena_printf(a, "%.*s", (int)(at - p), p) : "?";
 			}
 			h |= hi;
 		}
@@ -408,7 +408,7 @@ static void width_cause(struct classifier *k, const struct change *ch)
 		h32 |= HOLD_LONG, h64 |= HOLD_LONG;   /* BTF: no chain, the widths say it */
 	const char *d = decl(a, f64), *name = f64->name;
 	uint64_t where = f64->bit_offset;
-	const char *sizes = arena_printf(a, "%" PRIu64 " bytes (64-bit) vs %" PRIu64 " (32-bit)", m64->size, m32->size);
+	const char *sizes = au_arena_printf(a, "%" PRIu64 " bytes (64-bit) vs %" PRIu64 " (32-bit)", m64->size, m32->size);
 	bool array = m32->type_key && m32->type_key[0] == '[';
 	bool same_decl = same_str(m64->type_name, m32->type_name);
 	/* A typedef that ends in long on the 64-bit ABI and in a 32-bit integer
@@ -424,32 +424,32 @@ static void width_cause(struct classifier *k, const struct change *ch)
 			   : array ? "an array of long" : "long";
 	if (w >= 0) {
 		const struct layout_member *shown = h32 & (HOLD_LONG | HOLD_TIME | HOLD_SIZE | HOLD_POINTER) ? m32 : m64;
-		const char *decl32 = same_decl ? "" : arena_printf(a, ", declared %s on the 32-bit ABI", m32->type_name);
+		const char *decl32 = same_decl ? "" : au_arena_printf(a, ", declared %s on the 32-bit ABI", m32->type_name);
 		add(k, (enum compat_cause_kind)w, name, NULL, where,
-		    arena_printf(a, "member %s is %s%s%s: %s", d, what, via(a, shown), decl32, sizes));
+		    au_arena_printf(a, "member %s is %s%s%s: %s", d, what, via(a, shown), decl32, sizes));
 	} else if (key32 && key64 && (strncmp(key64, "struct{", 7) == 0 || strncmp(key64, "union{", 6) == 0) &&
 		   (w = width_kind(anon_key_holds(a, key64, key32, &what))) >= 0) {
 		add(k, (enum compat_cause_kind)w, name, NULL, where,
-		    arena_printf(a, "member %s: an anonymous type whose member %s is %s: %s", d, what,
+		    au_arena_printf(a, "member %s: an anonymous type whose member %s is %s: %s", d, what,
 				 w == COMPAT_POINTER_WIDTH ? "a pointer" : "long", sizes));
 	} else if (m32->embeds && same_str(m32->embeds, m64->embeds)) {
 		add(k, COMPAT_MEMBER_TYPE, name, m32->embeds, where,
-		    arena_printf(a, "member %s: %s differs, %s", d, m32->embeds, sizes));
+		    au_arena_printf(a, "member %s: %s differs, %s", d, m32->embeds, sizes));
 	} else if (m32->type_key && m64->type_key && m32->type_key[0] == '[' && m64->type_key[0] == '[' &&
 		   same_str(key32, key64)) {
 		add(k, COMPAT_OTHER, name, NULL, where,
-		    arena_printf(a, "member %s: %s (64-bit) vs %s (32-bit), an array whose length the header computes "
+		    au_arena_printf(a, "member %s: %s (64-bit) vs %s (32-bit), an array whose length the header computes "
 				    "per ABI: %s", d, m64->type_name, m32->type_name, sizes));
 	} else if (!same_decl || !same_str(m64->type_chain, m32->type_chain)) {
-		const char *how = !same_decl ? arena_printf(a, "declared %s on the 64-bit ABI and %s on the 32-bit one",
+		const char *how = !same_decl ? au_arena_printf(a, "declared %s on the 64-bit ABI and %s on the 32-bit one",
 							   m64->type_name, m32->type_name)
-					     : arena_printf(a, "%s is %s on the 64-bit ABI and %s on the 32-bit one",
+					     : au_arena_printf(a, "%s is %s on the 64-bit ABI and %s on the 32-bit one",
 							   m64->type_name, chain_last(m64->type_chain),
 							   chain_last(m32->type_chain));
-		add(k, COMPAT_ARCH_IFDEF, name, NULL, where, arena_printf(a, "member %s: %s, %s", d, how, sizes));
+		add(k, COMPAT_ARCH_IFDEF, name, NULL, where, au_arena_printf(a, "member %s: %s, %s", d, how, sizes));
 	} else {
 		add(k, COMPAT_OTHER, name, NULL, where,
-		    arena_printf(a, "member %s: %s (64-bit) vs %s (32-bit), %s", d, m64->type_name, m32->type_name,
+		    au_arena_printf(a, "member %s: %s (64-bit) vs %s (32-bit), %s", d, m64->type_name, m32->type_name,
 				 sizes));
 	}
 }
@@ -465,15 +465,15 @@ static bool moved_alignment(struct classifier *k, const char *name, const char *
 	struct arena *a = &k->c->arena;
 	uint64_t o32 = off32 / 8, o64 = off64 / 8;
 	int al = o32 % 4 == 0 ? 4 : o32 % 2 == 0 ? 2 : 1;
-	const char *at = arena_printf(a, "%s at %" PRIu64 " (32-bit) vs %" PRIu64 " (64-bit)", label, o32, o64);
+	const char *at = au_arena_printf(a, "%s at %" PRIu64 " (32-bit) vs %" PRIu64 " (64-bit)", label, o32, o64);
 	if (h & HOLD_FIXED8)
 		add(k, COMPAT_ALIGN8, name, NULL, off64,
-		    arena_printf(a, "%s: %s aligned to %d on the 32-bit ABI", at,
+		    au_arena_printf(a, "%s: %s aligned to %d on the 32-bit ABI", at,
 				 itself ? "an 8-byte type" : "holds an 8-byte type,", al));
 	int w = width_kind(h);
 	if (w >= 0)
 		add(k, (enum compat_cause_kind)w, name, NULL, off64,
-		    arena_printf(a, "%s: holds %s, 8-aligned on the 64-bit ABI, %d-aligned on the 32-bit one", at,
+		    au_arena_printf(a, "%s: holds %s, 8-aligned on the 64-bit ABI, %d-aligned on the 32-bit one", at,
 				 w == COMPAT_POINTER_WIDTH ? "a pointer" : w == COMPAT_TIME_WIDTH ? "a time type"
 				 : w == COMPAT_SIZE_T_WIDTH ? "a size_t type" : "a long", al));
 	return true;
@@ -491,13 +491,13 @@ static bool moved_align8(struct classifier *k, const struct change *ch)
 	for (size_t i = 0; i < k->nmoves; i++)
 		if (k->moves[i][0] < f64->bit_offset && k->moves[i][1] == delta)
 			return true;
-	if (!moved_alignment(k, f64->name, arena_printf(&k->c->arena, "member %s", decl(&k->c->arena, f32)),
+	if (!moved_alignment(k, f64->name, au_arena_printf(&k->c->arena, "member %s", decl(&k->c->arena, f32)),
 			       fixed8_key(strip_arrays(f32->member->type_key)), f64->bit_offset, f32->bit_offset,
 			       member_holds(k, f32->member, 0)))
 		return false;
 	if (k->nmoves == k->capmoves) {
 		k->capmoves = k->capmoves ? 2 * k->capmoves : 8;
-		k->moves = xrealloc(k->moves, k->capmoves * sizeof(*k->moves));
+		k->moves = au_xrealloc(k->moves, k->capmoves * sizeof(*k->moves));
 	}
 	k->moves[k->nmoves][0] = f64->bit_offset;
 	k->moves[k->nmoves][1] = delta;
@@ -509,7 +509,7 @@ static void add_range(struct classifier *k, uint64_t start, uint64_t end)
 {
 	if (k->nranges == k->capranges) {
 		k->capranges = k->capranges ? 2 * k->capranges : 8;
-		k->ranges = xrealloc(k->ranges, k->capranges * sizeof(*k->ranges));
+		k->ranges = au_xrealloc(k->ranges, k->capranges * sizeof(*k->ranges));
 	}
 	k->ranges[k->nranges][0] = start;
 	k->ranges[k->nranges][1] = end;
@@ -533,7 +533,7 @@ static void collect_anon(const struct layout_type *t, uint64_t base, struct anon
 			continue;
 		if (*n == *cap) {
 			*cap = *cap ? 2 * *cap : 8;
-			*v = xrealloc(*v, *cap * sizeof(**v));
+			*v = au_xrealloc(*v, *cap * sizeof(**v));
 		}
 		(*v)[(*n)++] = (struct anon_ref){ m->anon, base + m->bit_offset };
 		collect_anon(m->anon, base + m->bit_offset, v, n, cap, depth + 1);
@@ -555,9 +555,9 @@ static void anonymous_members(struct classifier *k, const struct layout_type *t6
 		if (x->t->kind != y->t->kind || (x->bit_offset == y->bit_offset && x->t->size == y->t->size))
 			continue;
 		struct flat_member *fl;
-		size_t nf = layout_flatten(y->t, &fl);
-		const char *label = nf ? arena_printf(a, "anonymous %s holding %s", layout_kind_name(y->t->kind), fl[0].name)
-				       : arena_printf(a, "anonymous %s", layout_kind_name(y->t->kind));
+		size_t nf = au_layout_flatten(y->t, &fl);
+		const char *label = nf ? au_arena_printf(a, "anonymous %s holding %s", au_layout_kind_name(y->t->kind), fl[0].name)
+				       : au_arena_printf(a, "anonymous %s", au_layout_kind_name(y->t->kind));
 		free(fl);
 		bool found = false;
 		if (x->bit_offset != y->bit_offset)
@@ -565,7 +565,7 @@ static void anonymous_members(struct classifier *k, const struct layout_type *t6
 		struct flat_member fm;
 		if (x->t->size != y->t->size && y->t->size % 8 && x->t->size % 8 == 0 && first_fixed8(k, y->t, NULL, &fm)) {
 			add(k, COMPAT_ALIGN8, NULL, NULL, x->bit_offset,
-			    arena_printf(a, "%s is %" PRIu64 " bytes (32-bit) vs %" PRIu64 " (64-bit): trailing padding to "
+			    au_arena_printf(a, "%s is %" PRIu64 " bytes (32-bit) vs %" PRIu64 " (64-bit): trailing padding to "
 					    "a multiple of 4, not 8, as %s is aligned to 4 on the 32-bit ABI", label,
 					 y->t->size, x->t->size, decl(a, &fm)));
 			found = true;
@@ -581,7 +581,7 @@ static void only_one_side(struct classifier *k, const struct flat_member *fm, bo
 {
 	struct arena *a = &k->c->arena;
 	add(k, COMPAT_ARCH_IFDEF, fm->name, NULL, fm->bit_offset,
-	    arena_printf(a, "%s %s only on the %s ABI (offset %" PRIu64 ", size %" PRIu64 ")", what, decl(a, fm),
+	    au_arena_printf(a, "%s %s only on the %s ABI (offset %" PRIu64 ", size %" PRIu64 ")", what, decl(a, fm),
 			 abi_of_old(k, old), fm->bit_offset / 8, fm->member->size));
 }
 
@@ -605,10 +605,10 @@ static const char *change_words(struct classifier *k, const struct change *ch)
 	FILE *f = open_memstream(&text, &n);
 	if (!f)
 		au_out_of_memory();
-	report_change_text(f, ch);
+	au_report_change_text(f, ch);
 	if (fclose(f) != 0)
 		au_out_of_memory();
-	const char *r = arena_strdup(&k->c->arena, text);
+	const char *r = au_arena_strdup(&k->c->arena, text);
 	free(text);
 	return r;
 }
@@ -639,7 +639,7 @@ static void classify(struct classifier *k, struct type_finding *f)
 	const struct layout_type *t32 = k->old_is_64 ? f->new_type : f->old_type;
 	if (!f->old_type || !f->new_type) {
 		add(k, COMPAT_ARCH_IFDEF, NULL, NULL, UINT64_MAX,
-		    arena_printf(a, "%s is declared only on the %s ABI", f->name, abi_of_old(k, f->old_type != NULL)));
+		    au_arena_printf(a, "%s is declared only on the %s ABI", f->name, abi_of_old(k, f->old_type != NULL)));
 		goto done;
 	}
 	/* Pass 1: every change but the nested members' and the moves. */
@@ -665,10 +665,10 @@ static void classify(struct classifier *k, struct type_finding *f)
 			const struct flat_member *f64 = side64(k, ch);
 			if (is_time_struct(ch->other))
 				add(k, COMPAT_TIME_WIDTH, f64->name, NULL, f64->bit_offset,
-				    arena_printf(a, "member %s is a time type, whose layout differs", decl(a, f64)));
+				    au_arena_printf(a, "member %s is a time type, whose layout differs", decl(a, f64)));
 			else
 				add(k, COMPAT_MEMBER_TYPE, f64->name, ch->other, f64->bit_offset,
-				    arena_printf(a, "member %s: %s differs", decl(a, f64), ch->other));
+				    au_arena_printf(a, "member %s: %s differs", decl(a, f64), ch->other));
 			break;
 		}
 		case CHANGE_MEMBER_REMOVED:
@@ -687,7 +687,7 @@ static void classify(struct classifier *k, struct type_finding *f)
 		case CHANGE_ENUMERATOR_REMOVED: {
 			const struct layout_enumerator *e = ch->old_enum ? ch->old_enum : ch->new_enum;
 			add(k, COMPAT_ARCH_IFDEF, e->name, NULL, UINT64_MAX,
-			    arena_printf(a, "enumerator %s only on the %s ABI", e->name, abi_of_old(k, ch->old_enum != NULL)));
+			    au_arena_printf(a, "enumerator %s only on the %s ABI", e->name, abi_of_old(k, ch->old_enum != NULL)));
 			break;
 		}
 		case CHANGE_SIZE:
@@ -699,7 +699,7 @@ static void classify(struct classifier *k, struct type_finding *f)
 			 * bits 16-29: the type's size differs, not the request. */
 			if (((v64 ^ v32) & ~(uint64_t)0x3fff0000) == 0)
 				add(k, COMPAT_OTHER, ch->old_enum->name, NULL, UINT64_MAX,
-				    arena_printf(a, "enumerator %s is %#" PRIx64 " (64-bit) vs %#" PRIx64 " (32-bit): an "
+				    au_arena_printf(a, "enumerator %s is %#" PRIx64 " (64-bit) vs %#" PRIx64 " (32-bit): an "
 						    "ioctl number whose size field differs (%" PRIu64 " vs %" PRIu64 " bytes)",
 						 ch->old_enum->name, v64, v32, v64 >> 16 & 0x3fff, v32 >> 16 & 0x3fff));
 			else
@@ -742,32 +742,32 @@ static void classify(struct classifier *k, struct type_finding *f)
 				    k->where[j] < f32->bit_offset;
 		if (!explained)
 			add(k, COMPAT_OTHER, f64->name, NULL, f64->bit_offset,
-			    arena_printf(a, "member %s at %" PRIu64 " (32-bit) vs %" PRIu64 " (64-bit), and nothing "
+			    au_arena_printf(a, "member %s at %" PRIu64 " (32-bit) vs %" PRIu64 " (64-bit), and nothing "
 					    "before it explains the move", decl(a, f64), f32->bit_offset / 8,
 					 f64->bit_offset / 8));
 	}
 	if (t64->size != t32->size && k->n == 0)
 		add(k, COMPAT_OTHER, NULL, NULL, UINT64_MAX,
-		    arena_printf(a, "size %" PRIu64 " (64-bit) vs %" PRIu64 " (32-bit), with no member to blame",
+		    au_arena_printf(a, "size %" PRIu64 " (64-bit) vs %" PRIu64 " (32-bit), with no member to blame",
 				 t64->size, t32->size));
 done:
 	if (k->n == 0)
 		add(k, COMPAT_OTHER, NULL, NULL, UINT64_MAX,
 		    f->nchanges ? change_words(k, &f->changes[0]) : "the layouts differ");
 	f->ncauses = k->n;
-	f->causes = arena_memdup(a, k->buf, k->n * sizeof(*k->buf));
+	f->causes = au_arena_memdup(a, k->buf, k->n * sizeof(*k->buf));
 }
 
-void compat_classify(struct comparison *c, const struct layout_model *old_model,
+void au_compat_classify(struct comparison *c, const struct layout_model *old_model,
 		     const struct layout_model *new_model)
 {
-	struct compat_summary *s = arena_alloc(&c->arena, sizeof(*s));
+	struct compat_summary *s = au_arena_alloc(&c->arena, sizeof(*s));
 	bool old_is_64 = old_model->address_size >= new_model->address_size;
 	s->old_bits = 8 * old_model->address_size;
 	s->new_bits = 8 * new_model->address_size;
 	struct classifier k = { .c = c, .m32 = old_is_64 ? new_model : old_model, .old_is_64 = old_is_64 };
-	strmap_init(&k.findings);
-	strmap_init(&k.holds);
+	au_strmap_init(&k.findings);
+	au_strmap_init(&k.holds);
 	for (size_t i = 0; i < c->nfindings; i++) {
 		struct type_finding *f = c->findings[i];
 		classify(&k, f);
@@ -779,14 +779,14 @@ void compat_classify(struct comparison *c, const struct layout_model *old_model,
 	}
 	free(k.buf);
 	free(k.where);
-	strmap_deinit(&k.findings);
-	strmap_deinit(&k.holds);
+	au_strmap_deinit(&k.findings);
+	au_strmap_deinit(&k.holds);
 	free(k.ranges);
 	free(k.moves);
 	c->compat = s;
 }
 
-void compat_json_summary(FILE *out, const struct comparison *c)
+void au_compat_json_summary(FILE *out, const struct comparison *c)
 {
 	const struct compat_summary *s = c->compat;
 	fprintf(out, ",\"compat\":true,\"abi_bits\":{\"old\":%u,\"new\":%u},\"causes\":{", s->old_bits, s->new_bits);
@@ -795,7 +795,7 @@ void compat_json_summary(FILE *out, const struct comparison *c)
 	fputc('}', out);
 }
 
-void compat_json_causes(FILE *out, const struct type_finding *f)
+void au_compat_json_causes(FILE *out, const struct type_finding *f)
 {
 	fputs(",\"causes\":[", out);
 	for (size_t i = 0; i < f->ncauses; i++) {
@@ -803,26 +803,26 @@ void compat_json_causes(FILE *out, const struct type_finding *f)
 		fprintf(out, "%s{\"cause\":\"%s\"", i ? "," : "", cause_names[x->cause]);
 		if (x->member) {
 			fputs(",\"member\":", out);
-			report_json_string(out, x->member);
+			au_report_json_string(out, x->member);
 		}
 		if (x->type) {
 			fputs(",\"type\":", out);
-			report_json_string(out, x->type);
+			au_report_json_string(out, x->type);
 		}
 		fputs(",\"detail\":", out);
-		report_json_string(out, x->detail);
+		au_report_json_string(out, x->detail);
 		fputc('}', out);
 	}
 	fputc(']', out);
 }
 
-void compat_text_causes(FILE *out, const struct type_finding *f)
+void au_compat_text_causes(FILE *out, const struct type_finding *f)
 {
 	for (size_t i = 0; i < f->ncauses; i++)
 		fprintf(out, "  cause: %s: %s\n", cause_names[f->causes[i].cause], f->causes[i].detail);
 }
 
-void compat_text_summary(FILE *out, const struct comparison *c)
+void au_compat_text_summary(FILE *out, const struct comparison *c)
 {
 	const struct compat_summary *s = c->compat;
 	fprintf(out, "compat: OLD %u-bit, NEW %u-bit; findings by cause:", s->old_bits, s->new_bits);

@@ -36,18 +36,18 @@ struct compat_summary {
 	size_t counts[COMPAT_CAUSE_COUNT];      /* findings carrying each cause */
 };
 
-const char *compat_cause_name(enum compat_cause_kind k);
+const char *au_compat_cause_name(enum compat_cause_kind k);
 
 /* Gives every finding of c its causes and sets c->compat. The models are the
  * ones c was computed from; they must have different address sizes. */
-void compat_classify(struct comparison *c, const struct layout_model *old_model,
+void au_compat_classify(struct comparison *c, const struct layout_model *old_model,
 		     const struct layout_model *new_model);
 
 /* Reporter hooks (only when c->compat): the top-level fields, one finding's
  * causes, and the same as text. */
-void compat_json_summary(FILE *out, const struct comparison *c);
-void compat_json_causes(FILE *out, const struct type_finding *f);
-void compat_text_causes(FILE *out, const struct type_finding *f);
-void compat_text_summary(FILE *out, const struct comparison *c);
+void au_compat_json_summary(FILE *out, const struct comparison *c);
+void au_compat_json_causes(FILE *out, const struct type_finding *f);
+void au_compat_text_causes(FILE *out, const struct type_finding *f);
+void au_compat_text_summary(FILE *out, const struct comparison *c);
 
 #endif

@@ -29,6 +29,8 @@
 
 #include "dwarf_reader.h"
 #include "input.h"
+#include "strbuf.h"
+#include "typekey.h"
 
 /* Types nest (pointers, typedefs, arrays, anonymous members) as deep as a
  * program likes; the recursion that reads them stops at MAX_DEPTH levels,
@@ -54,6 +56,8 @@ struct reader {
 	bool big_endian;
 	unsigned address_size;
 	struct strmap infos;          /* DIE offset -> struct type_info * */
+	struct arena scratch;         /* the type_infos: freed when the read ends */
+	struct strmap names;          /* names copied into the model, each once */
 	struct strmap anon_names;     /* aggregate DIE -> typedef name */
 	struct strmap ptr_names;      /* aggregate DIE -> "*P" of typedef struct {...} *P */
 	struct strmap qual_names;     /* aggregate DIE in a namespace -> "ns::name" */
@@ -160,14 +164,31 @@ static void add_regions(struct reader *r, Elf *elf, const char *file)
 	}
 }
 
+static const char *attr_name(const struct reader *r, Dwarf_Attribute *attr)
+{
+	/* Bounds first: even the first byte may lie outside every section. */
+	const char *n = attr ? dwarf_formstring(attr) : NULL;
+	return n && string_ok(r, n) && *n ? n : NULL;
+}
+
 static const char *die_name(const struct reader *r, Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
-	if (!dwarf_attr(die, DW_AT_name, &attr))
+	return attr_name(r, dwarf_attr(die, DW_AT_name, &attr));
+}
+
+/* A copy of s in the model (libdw's strings go away with the Dwfl), one per
+ * distinct string: thousands of members are called "reserved" or "flags". */
+static const char *intern(struct reader *r, const char *s)
+{
+	if (!s)
 		return NULL;
-	/* Bounds first: even the first byte may lie outside every section. */
-	const char *n = dwarf_formstring(&attr);
-	return n && string_ok(r, n) && *n ? n : NULL;
+	const char *copy = au_strmap_get(&r->names, s);
+	if (!copy) {
+		copy = au_arena_strdup(&r->model->arena, s);
+		au_strmap_put(&r->names, copy, (void *)copy);
+	}
+	return copy;
 }
 
 static bool is_declaration(Dwarf_Die *die)
@@ -201,14 +222,74 @@ static void resolve_signature(Dwarf_Die *die)
  * signature stub, and the look-up costs an attribute scan per reference. */
 static __thread bool have_type_units;
 
-static bool die_type(Dwarf_Die *die, Dwarf_Die *ret)
+static bool attr_type(Dwarf_Attribute *attr, Dwarf_Die *ret)
 {
-	Dwarf_Attribute attr;
-	if (!dwarf_attr(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, ret))
+	if (!attr || !dwarf_formref_die(attr, ret))
 		return false;
 	if (have_type_units)
 		resolve_signature(ret);
 	return true;
+}
+
+static bool die_type(Dwarf_Die *die, Dwarf_Die *ret)
+{
+	Dwarf_Attribute attr;
+	return attr_type(dwarf_attr(die, DW_AT_type, &attr), ret);
+}
+
+/* The attributes a member DIE is read by, found in one pass over its
+ * attributes: dwarf_attr scans them from the start for each one asked,
+ * and a whole UAPI has hundreds of thousands of members. */
+enum member_attr {
+	MA_NAME, MA_TYPE, MA_DECLARATION, MA_BIT_SIZE, MA_DATA_MEMBER_LOCATION, MA_DATA_BIT_OFFSET,
+	MA_BIT_OFFSET, MA_BYTE_SIZE, MA_VIRTUALITY, MA_ARTIFICIAL, MA_COUNT
+};
+
+struct member_attrs {
+	Dwarf_Attribute a[MA_COUNT];
+	unsigned have;      /* bit (1 << enum member_attr) */
+};
+
+static int collect_member_attr(Dwarf_Attribute *attr, void *arg)
+{
+	struct member_attrs *ma = arg;
+	enum member_attr slot;
+	switch (dwarf_whatattr(attr)) {
+	case DW_AT_name: slot = MA_NAME; break;
+	case DW_AT_type: slot = MA_TYPE; break;
+	case DW_AT_declaration: slot = MA_DECLARATION; break;
+	case DW_AT_bit_size: slot = MA_BIT_SIZE; break;
+	case DW_AT_data_member_location: slot = MA_DATA_MEMBER_LOCATION; break;
+	case DW_AT_data_bit_offset: slot = MA_DATA_BIT_OFFSET; break;
+	case DW_AT_bit_offset: slot = MA_BIT_OFFSET; break;
+	case DW_AT_byte_size: slot = MA_BYTE_SIZE; break;
+	case DW_AT_virtuality: slot = MA_VIRTUALITY; break;
+	case DW_AT_artificial: slot = MA_ARTIFICIAL; break;
+	default: return DWARF_CB_OK;
+	}
+	/* The first of a repeated attribute, as dwarf_attr finds it. */
+	if (!(ma->have & (1u << slot))) {
+		ma->a[slot] = *attr;
+		ma->have |= 1u << slot;
+	}
+	return DWARF_CB_OK;
+}
+
+static void read_member_attrs(Dwarf_Die *die, struct member_attrs *ma)
+{
+	ma->have = 0;
+	dwarf_getattrs(die, collect_member_attr, ma, 0);
+}
+
+static Dwarf_Attribute *ma_get(struct member_attrs *ma, enum member_attr slot)
+{
+	return ma->have & (1u << slot) ? &ma->a[slot] : NULL;
+}
+
+static bool ma_udata(struct member_attrs *ma, enum member_attr slot, Dwarf_Word *ret)
+{
+	Dwarf_Attribute *attr = ma_get(ma, slot);
+	return attr && dwarf_formudata(attr, ret) == 0;
 }
 
 static bool attr_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *ret)
@@ -228,20 +309,11 @@ static const char *decl_file(struct reader *r, Dwarf_Die *die)
 	if (!string_ok_or_built(r, f))
 		return NULL;
 	char *joined = NULL;
-	if (f[0] != '/' && r->comp_dir) {
-		if (asprintf(&joined, "%s/%s", r->comp_dir, f) < 0)
-			return NULL;
-		f = joined;
-	}
+	if (f[0] != '/' && r->comp_dir)
+		f = joined = au_xasprintf("%s/%s", r->comp_dir, f);
 	/* Collapse "//", "/./" and "dir/../" without touching the disk: the
 	 * headers need not exist on the machine that reads the object. */
-	size_t len = strlen(f);
-	char *out = malloc(len + 2);
-	if (!out) {
-		free(joined);
-		return NULL;
-	}
-	size_t o = 0;
+	struct strbuf out = STRBUF_INIT;
 	const char *p = f;
 	while (*p) {
 		while (*p == '/')
@@ -253,25 +325,21 @@ static const char *decl_file(struct reader *r, Dwarf_Die *die)
 		if (n == 0 || (n == 1 && s[0] == '.'))
 			continue;
 		if (n == 2 && s[0] == '.' && s[1] == '.') {
-			while (o > 0 && out[o - 1] != '/')
-				o--;
-			if (o > 0)
-				o--;
+			const char *o = au_strbuf_str(&out), *slash = strrchr(o, '/');
+			au_strbuf_truncate(&out, slash ? (size_t)(slash - o) : 0);
 			continue;
 		}
-		if (o > 0 || f[0] == '/')
-			out[o++] = '/';
-		memcpy(out + o, s, n);
-		o += n;
+		if (out.len > 0 || f[0] == '/')
+			au_strbuf_putc(&out, '/');
+		au_strbuf_add(&out, s, n);
 	}
-	out[o] = '\0';
 	/* Interned: thousands of types share a few hundred files. */
-	char *res = strmap_get(&r->files, out);
+	char *res = au_strmap_get(&r->files, au_strbuf_str(&out));
 	if (!res) {
-		res = arena_strdup(&r->model->arena, out);
-		strmap_put(&r->files, res, res);
+		res = au_strbuf_arena_copy(&out, &r->model->arena);
+		au_strmap_put(&r->files, res, res);
 	}
-	free(out);
+	au_strbuf_release(&out);
 	free(joined);
 	return res;
 }
@@ -281,8 +349,8 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 
 static struct type_info *new_info(struct reader *r, Dwarf_Die *die)
 {
-	struct type_info *ti = arena_alloc(&r->model->arena, sizeof(*ti));
-	strmap_iput(&r->infos, die_key(die), ti);
+	struct type_info *ti = au_arena_alloc(&r->scratch, sizeof(*ti));
+	au_strmap_iput(&r->infos, die_key(die), ti);
 	return ti;
 }
 
@@ -305,7 +373,7 @@ static const char *base_key(struct reader *r, Dwarf_Die *die, uint64_t size)
 	const char *name = die_name(r, die);
 	if (name && strcmp(name, "char") == 0 && (base == BASE_SIGNED || base == BASE_UNSIGNED))
 		base = BASE_CHAR;
-	return layout_base_key(&r->model->arena, base, 8 * size, name);
+	return au_typekey_base(&r->model->arena, base, 8 * size, name);
 }
 
 /* The element count of one array dimension; -1 for "no elements" ([] or
@@ -341,8 +409,7 @@ static struct type_info *array_info(struct reader *r, Dwarf_Die *die, struct typ
 	struct type_info *et = NULL;
 	if (die_type(die, &elem))
 		et = type_info_of(r, &elem, depth + 1);
-	char dims[256] = "";
-	size_t dl = 0;
+	struct strbuf dims = STRBUF_INIT;
 	uint64_t count = 1;
 	bool flexible = false;
 	Dwarf_Die child;
@@ -356,24 +423,24 @@ static struct type_info *array_info(struct reader *r, Dwarf_Die *die, struct typ
 				c = 0;
 			}
 			count *= (uint64_t)c;
-			int n = c ? snprintf(dims + dl, sizeof(dims) - dl, "[%" PRId64 "]", c)
-				  : snprintf(dims + dl, sizeof(dims) - dl, "[]");
-			if (n > 0 && (size_t)n < sizeof(dims) - dl)
-				dl += (size_t)n;
+			if (c)
+				au_strbuf_printf(&dims, "[%" PRId64 "]", c);
+			else
+				au_strbuf_puts(&dims, "[]");
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
-	if (dl == 0) {
-		strcpy(dims, "[]");
+	if (dims.len == 0) {
+		au_strbuf_puts(&dims, "[]");
 		flexible = true;
 		count = 0;
 	}
 	const char *ed = et ? et->display : "void";
-	const char *ek = et ? et->key : "void";
-	ti->display = arena_printf(&r->model->arena, "%s%s", ed, dims);
+	const char *ek = et ? et->key : TYPEKEY_VOID;
+	ti->display = au_arena_concat3(&r->model->arena, ed, au_strbuf_str(&dims), "");
+	au_strbuf_release(&dims);
 	/* T[2][65] and T[130] are the same layout (and BTF, from pahole, keeps
 	 * only the latter): the key counts elements. */
-	ti->key = flexible ? arena_printf(&r->model->arena, "[]%s", ek)
-			   : arena_printf(&r->model->arena, "[%" PRIu64 "]%s", count, ek);
+	ti->key = au_typekey_array(&r->model->arena, count, flexible, ek);
 	ti->embeds = et ? et->embeds : NULL;
 	ti->chain = et ? et->chain : NULL;
 	ti->flexible = flexible;
@@ -385,46 +452,29 @@ static struct type_info *array_info(struct reader *r, Dwarf_Die *die, struct typ
 static struct type_info *function_info(struct reader *r, Dwarf_Die *die, struct type_info *ti, int depth)
 {
 	Dwarf_Die ret;
-	const char *rk = "void";
+	const char *rk = TYPEKEY_VOID;
 	if (die_type(die, &ret)) {
 		struct type_info *rt = type_info_of(r, &ret, depth + 1);
 		rk = rt->key;
 	}
-	size_t cap = 64, len = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		return NULL;
-	buf[0] = '\0';
+	struct typekey_fn fn;
+	au_typekey_fn_init(&fn);
 	Dwarf_Die child;
 	if (dwarf_child(die, &child) == 0) {
 		do {
-			const char *k = NULL;
 			int tag = dwarf_tag(&child);
 			if (tag == DW_TAG_formal_parameter) {
 				Dwarf_Die pt;
-				k = die_type(&child, &pt) ? type_info_of(r, &pt, depth + 1)->key : "?";
+				au_typekey_fn_param(&fn, die_type(&child, &pt) ? type_info_of(r, &pt, depth + 1)->key
+									: TYPEKEY_UNKNOWN);
 			} else if (tag == DW_TAG_unspecified_parameters) {
-				k = "...";
+				au_typekey_fn_param(&fn, TYPEKEY_VARARGS);
 			}
-			if (!k)
-				continue;
-			size_t need = len + strlen(k) + 2;
-			if (need > cap) {
-				cap = need * 2;
-				char *nb = realloc(buf, cap);
-				if (!nb) {
-					free(buf);
-					return NULL;
-				}
-				buf = nb;
-			}
-			len += (size_t)sprintf(buf + len, "%s%s", len ? "," : "", k);
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
-	ti->key = arena_printf(&r->model->arena, "fn(%s;%s)", rk, buf);
+	ti->key = au_typekey_fn_finish(&fn, &r->model->arena, rk);
 	ti->display = "function";
 	ti->has_size = false;
-	free(buf);
 	return ti;
 }
 
@@ -484,10 +534,10 @@ static void too_deep(struct reader *r)
 
 static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int depth)
 {
-	struct type_info *ti = strmap_iget(&r->infos, die_key(die));
+	struct type_info *ti = au_strmap_iget(&r->infos, die_key(die));
 	if (ti) {
 		if (ti->busy) {
-			static struct type_info cycle = { .display = "?", .key = "cycle" };
+			static struct type_info cycle = { .display = "?", .key = TYPEKEY_CYCLE };
 			return &cycle;
 		}
 		return ti;
@@ -496,13 +546,13 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	if (depth > MAX_DEPTH) {
 		too_deep(r);
 		ti->display = "?";
-		ti->key = "too-deep";
+		ti->key = TYPEKEY_TOO_DEEP;
 		return ti;
 	}
 	ti->busy = true;
 	int tag = dwarf_tag(die);
 	/* Copied: libdw's strings go away with the Dwfl, the model stays. */
-	const char *name = arena_strdup(&r->model->arena, die_name(r, die));
+	const char *name = intern(r, die_name(r, die));
 	Dwarf_Word size = 0;
 	Dwarf_Die target;
 	struct type_info *tt;
@@ -510,7 +560,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	case DW_TAG_base_type:
 		if (name && strcmp(name, "void") == 0) {
 			/* Some compilers (Intel's) spell void as a base type. */
-			ti->display = ti->key = "void";
+			ti->display = ti->key = TYPEKEY_VOID;
 			break;
 		}
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
@@ -521,11 +571,11 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 		break;
 	case DW_TAG_unspecified_type: /* decltype(nullptr) */
 		if (name && strcmp(name, "void") == 0) {
-			ti->display = ti->key = "void";
+			ti->display = ti->key = TYPEKEY_VOID;
 			break;
 		}
 		ti->display = name ? name : "?";
-		ti->key = arena_printf(&r->model->arena, "unspecified:%s", ti->display);
+		ti->key = au_typekey_unspecified(&r->model->arena, ti->display);
 		ti->size = r->address_size;
 		ti->has_size = true;
 		break;
@@ -533,17 +583,19 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	case DW_TAG_reference_type:
 	case DW_TAG_rvalue_reference_type:
 	case DW_TAG_ptr_to_member_type: {
-		const char *sigil = tag == DW_TAG_pointer_type ? "*" : tag == DW_TAG_ptr_to_member_type ? "::*"
-				  : tag == DW_TAG_rvalue_reference_type ? "&&" : "&";
+		enum typekey_sigil ks = tag == DW_TAG_pointer_type ? TYPEKEY_POINTER
+				      : tag == DW_TAG_ptr_to_member_type ? TYPEKEY_MEMBER_POINTER
+				      : tag == DW_TAG_rvalue_reference_type ? TYPEKEY_RREF : TYPEKEY_LREF;
+		const char *sigil = au_typekey_sigil(ks);
 		if (die_type(die, &target)) {
 			tt = type_info_of(r, &target, depth + 1);
 			ti->display = strcmp(tt->display, "function") == 0
-					      ? arena_printf(&r->model->arena, "%s", "function *")
-					      : arena_printf(&r->model->arena, "%s %s", tt->display, sigil);
-			ti->key = arena_printf(&r->model->arena, "%s%s", sigil, tt->key);
+					      ? au_arena_printf(&r->model->arena, "%s", "function *")
+					      : au_arena_printf(&r->model->arena, "%s %s", tt->display, sigil);
+			ti->key = au_typekey_pointer(&r->model->arena, ks, tt->key);
 		} else {
-			ti->display = arena_printf(&r->model->arena, "void %s", sigil);
-			ti->key = arena_printf(&r->model->arena, "%svoid", sigil);
+			ti->display = au_arena_printf(&r->model->arena, "void %s", sigil);
+			ti->key = au_typekey_pointer(&r->model->arena, ks, TYPEKEY_VOID);
 		}
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
 		ti->size = ti->has_size ? size : r->address_size;
@@ -563,40 +615,37 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 			tt = type_info_of(r, &target, depth + 1);
 			*ti = *tt;
 		} else {
-			ti->key = "void";
+			ti->key = TYPEKEY_VOID;
 			ti->display = "void";
 			ti->embeds = NULL;
 		}
 		if (tag == DW_TAG_typedef && name) {
 			ti->display = name;
-			ti->chain = ti->chain ? arena_printf(&r->model->arena, "%s>%s", name, ti->chain) : name;
+			ti->chain = ti->chain ? au_arena_printf(&r->model->arena, "%s>%s", name, ti->chain) : name;
 		} else if (tag == DW_TAG_const_type)
-			ti->display = arena_printf(&r->model->arena, "const %s", ti->display);
+			ti->display = au_arena_printf(&r->model->arena, "const %s", ti->display);
 		else if (tag == DW_TAG_volatile_type)
-			ti->display = arena_printf(&r->model->arena, "volatile %s", ti->display);
+			ti->display = au_arena_printf(&r->model->arena, "volatile %s", ti->display);
 		break;
 	case DW_TAG_array_type:
 		array_info(r, die, ti, depth);
 		break;
 	case DW_TAG_subroutine_type:
-		if (!function_info(r, die, ti, depth)) {
-			ti->key = "fn";
-			ti->display = "function";
-		}
+		function_info(r, die, ti, depth);
 		break;
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
 	case DW_TAG_union_type:
 	case DW_TAG_enumeration_type: {
 		const char *prefix = aggregate_prefix(tag);
-		const char *tdname = strmap_iget(&r->anon_names, die_key(die));
-		const char *qualified = strmap_iget(&r->qual_names, die_key(die));
+		const char *tdname = au_strmap_iget(&r->anon_names, die_key(die));
+		const char *qualified = au_strmap_iget(&r->qual_names, die_key(die));
 		if (qualified)
 			name = qualified;   /* ns::S, as the model names it */
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
 		ti->size = size;
 		if (name) {
-			ti->display = arena_printf(&r->model->arena, "%s %s", prefix, name);
+			ti->display = au_typekey_named(&r->model->arena, prefix, name);
 			ti->key = ti->display;
 			if (tag != DW_TAG_enumeration_type)
 				ti->embeds = ti->display;
@@ -607,8 +656,9 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 				ti->embeds = tdname;
 		} else {
 			struct layout_type *t = read_aggregate(r, die, NULL, depth + 1);
-			ti->display = arena_printf(&r->model->arena, "%s {...}", prefix);
-			ti->key = t ? layout_anon_key(&r->model->arena, t) : prefix;
+			ti->display = tag == DW_TAG_union_type ? "union {...}"
+				      : tag == DW_TAG_enumeration_type ? "enum {...}" : "struct {...}";
+			ti->key = au_typekey_anon(&r->model->arena, t);
 			ti->layout = t;
 		}
 		ti->chain = ti->display;
@@ -620,7 +670,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 						     "which is no type (tag 0x%x)", r->path,
 						     (unsigned long long)dwarf_dieoffset(die), (unsigned)tag));
 		ti->display = name ? name : "?";
-		ti->key = arena_printf(&r->model->arena, "tag%d:%s", tag, ti->display);
+		ti->key = au_typekey_unknown(&r->model->arena, "tag", tag, ti->display);
 		break;
 	}
 	ti->busy = false;
@@ -628,38 +678,38 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 }
 
 /* The bit offset of a member from the start of its aggregate. */
-static bool member_bit_offset(struct reader *r, Dwarf_Die *m, uint64_t bit_size, bool bitfield,
+static bool member_bit_offset(struct reader *r, struct member_attrs *ma, uint64_t bit_size, bool bitfield,
 			      uint64_t type_size, uint64_t *ret)
 {
 	Dwarf_Word v;
-	if (attr_udata(m, DW_AT_data_bit_offset, &v)) {
+	if (ma_udata(ma, MA_DATA_BIT_OFFSET, &v)) {
 		*ret = v;
 		return true;
 	}
 	uint64_t byte_off = 0;
-	Dwarf_Attribute attr;
-	if (dwarf_attr(m, DW_AT_data_member_location, &attr)) {
-		if (attr.form == DW_FORM_exprloc || attr.form == DW_FORM_block ||
-		    attr.form == DW_FORM_block1 || attr.form == DW_FORM_block2 || attr.form == DW_FORM_block4) {
+	Dwarf_Attribute *attr = ma_get(ma, MA_DATA_MEMBER_LOCATION);
+	if (attr) {
+		if (attr->form == DW_FORM_exprloc || attr->form == DW_FORM_block ||
+		    attr->form == DW_FORM_block1 || attr->form == DW_FORM_block2 || attr->form == DW_FORM_block4) {
 			/* DWARF 2 style: DW_OP_plus_uconst N. */
 			Dwarf_Op *ops;
 			size_t nops;
-			if (dwarf_getlocation(&attr, &ops, &nops) != 0 || nops != 1 ||
+			if (dwarf_getlocation(attr, &ops, &nops) != 0 || nops != 1 ||
 			    (ops[0].atom != DW_OP_plus_uconst && ops[0].atom != DW_OP_constu))
 				return false;
 			byte_off = ops[0].number;
-		} else if (dwarf_formudata(&attr, &v) == 0) {
+		} else if (dwarf_formudata(attr, &v) == 0) {
 			byte_off = v;
 		} else {
 			return false;
 		}
 	}
 	Dwarf_Word old_bit;
-	if (bitfield && attr_udata(m, DW_AT_bit_offset, &old_bit)) {
+	if (bitfield && ma_udata(ma, MA_BIT_OFFSET, &old_bit)) {
 		/* Old encoding: bit_offset counts from the most significant bit
 		 * of a storage unit of DW_AT_byte_size (or the type's size). */
 		Dwarf_Word storage = type_size;
-		attr_udata(m, DW_AT_byte_size, &storage);
+		ma_udata(ma, MA_BYTE_SIZE, &storage);
 		if (r->big_endian) {
 			*ret = 8 * byte_off + old_bit;
 		} else {
@@ -677,7 +727,7 @@ static bool member_bit_offset(struct reader *r, Dwarf_Die *m, uint64_t bit_size,
 static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, const char *name, int depth)
 {
 	struct arena *a = &r->model->arena;
-	struct layout_type *t = arena_alloc(a, sizeof(*t));
+	struct layout_type *t = au_arena_alloc(a, sizeof(*t));
 	int tag = dwarf_tag(die);
 	t->kind = tag == DW_TAG_union_type ? LAYOUT_UNION
 		: tag == DW_TAG_enumeration_type ? LAYOUT_ENUM : LAYOUT_STRUCT;
@@ -710,7 +760,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
 	if (t->kind == LAYOUT_ENUM) {
-		t->enumerators = arena_alloc(a, (n ? n : 1) * sizeof(*t->enumerators));
+		t->enumerators = au_arena_alloc(a, (n ? n : 1) * sizeof(*t->enumerators));
 		if (dwarf_child(die, &child) != 0)
 			return t;
 		do {
@@ -737,28 +787,31 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 				e->value = (int64_t)u;
 				e->is_unsigned = (int64_t)u < 0;
 			}
-			e->name = arena_strdup(a, en);
+			e->name = intern(r, en);
 			t->nenumerators++;
 		} while (dwarf_siblingof(&child, &child) == 0);
 		return t;
 	}
 
-	t->members = arena_alloc(a, (n ? n : 1) * sizeof(*t->members));
+	t->members = au_arena_alloc(a, (n ? n : 1) * sizeof(*t->members));
 	if (dwarf_child(die, &child) != 0)
 		return t;
 	do {
 		int ctag = dwarf_tag(&child);
 		if ((ctag != DW_TAG_member && ctag != DW_TAG_inheritance) || t->nmembers >= n)
 			continue;
-		if (is_declaration(&child)) /* a C++ static member */
-			continue;
+		struct member_attrs ma;
+		read_member_attrs(&child, &ma);
+		bool decl = false;
+		if (ma_get(&ma, MA_DECLARATION) && dwarf_formflag(ma_get(&ma, MA_DECLARATION), &decl) == 0 && decl)
+			continue;   /* a C++ static member */
 		struct layout_member *m = &t->members[t->nmembers];
-		const char *mn = die_name(r, &child);
-		m->name = mn ? arena_strdup(a, mn) : NULL;
+		const char *mn = attr_name(r, ma_get(&ma, MA_NAME));
+		m->name = intern(r, mn);
 		Dwarf_Die mt;
-		if (!die_type(&child, &mt)) {
+		if (!attr_type(ma_get(&ma, MA_TYPE), &mt)) {
 			set_error(r, au_error_format("%s: member %s of %s %s has no type", r->path,
-						 mn ? mn : "(anonymous)", layout_kind_name(t->kind),
+						 mn ? mn : "(anonymous)", au_layout_kind_name(t->kind),
 						 name ? name : "(anonymous)"));
 			return t;
 		}
@@ -769,14 +822,11 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			 * compared like any other. A virtual base's place is found at
 			 * run time through the vtable: it is shown at offset 0. */
 			Dwarf_Word virt = 0;
-			virtual_base = attr_udata(&child, DW_AT_virtuality, &virt) && virt != DW_VIRTUALITY_none;
-			const char *bn = ti->display;
-			for (const char *pfx = "struct \0union \0class \0"; *pfx; pfx += strlen(pfx) + 1)
-				if (strncmp(bn, pfx, strlen(pfx)) == 0)
-					bn = bn + strlen(pfx);
-			m->name = mn = arena_printf(a, "%sbase %s", virtual_base ? "virtual " : "", bn);
+			virtual_base = ma_udata(&ma, MA_VIRTUALITY, &virt) && virt != DW_VIRTUALITY_none;
+			const char *bn = au_typekey_tag_name(ti->display);
+			m->name = mn = au_arena_printf(a, "%sbase %s", virtual_base ? "virtual " : "", bn);
 		} else if (mn && strncmp(mn, "_vptr", 5) == 0 && (mn[5] == '.' || mn[5] == '$') &&
-			   dwarf_hasattr(&child, DW_AT_artificial)) {
+			   ma_get(&ma, MA_ARTIFICIAL)) {
 			/* g++ "_vptr.A", clang "_vptr$A": one name for the vtable
 			 * pointer whatever the class is called. */
 			m->name = mn = "_vptr (vtable pointer)";
@@ -790,18 +840,18 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		if (mn && ti->layout && ti->layout->kind != LAYOUT_ENUM)
 			m->nested = ti->layout;
 		Dwarf_Word bs;
-		if (attr_udata(&child, DW_AT_bit_size, &bs)) {
+		if (ma_udata(&ma, MA_BIT_SIZE, &bs)) {
 			m->is_bitfield = true;
 			m->bit_size = bs;
 		} else {
 			m->bit_size = 8 * m->size;
 		}
-		if ((t->kind == LAYOUT_UNION && !dwarf_hasattr(&child, DW_AT_data_member_location) &&
-		     !dwarf_hasattr(&child, DW_AT_data_bit_offset)) || virtual_base) {
+		if ((t->kind == LAYOUT_UNION && !ma_get(&ma, MA_DATA_MEMBER_LOCATION) &&
+		     !ma_get(&ma, MA_DATA_BIT_OFFSET)) || virtual_base) {
 			m->bit_offset = 0;
-		} else if (!member_bit_offset(r, &child, m->bit_size, m->is_bitfield, m->size, &m->bit_offset)) {
+		} else if (!member_bit_offset(r, &ma, m->bit_size, m->is_bitfield, m->size, &m->bit_offset)) {
 			set_error(r, au_error_format("%s: member %s of %s %s: unreadable offset", r->path,
-						 mn ? mn : "(anonymous)", layout_kind_name(t->kind),
+						 mn ? mn : "(anonymous)", au_layout_kind_name(t->kind),
 						 name ? name : "(anonymous)"));
 			return t;
 		}
@@ -818,17 +868,17 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			}
 			int bt = dwarf_tag(&base);
 			if ((bt == DW_TAG_structure_type || bt == DW_TAG_union_type || bt == DW_TAG_class_type) &&
-			    !die_name(r, &base) && !strmap_iget(&r->anon_names, die_key(&base)))
+			    !die_name(r, &base) && !au_strmap_iget(&r->anon_names, die_key(&base)))
 				m->anon = type_info_of(r, &base, depth + 1)->layout;
 		}
 		t->nmembers++;
 		if (r->err)
 			return t;
 	} while (dwarf_siblingof(&child, &child) == 0);
-	t->nflat = layout_count_flat(t);
+	t->nflat = au_layout_count_flat(t);
 	if (t->nflat > LAYOUT_MAX_FLAT)
 		set_error(r, au_error_format("%s: corrupt .debug_info: %s %s expands to over %d members", r->path,
-					     layout_kind_name(t->kind), name ? name : "(anonymous)", LAYOUT_MAX_FLAT));
+					     au_layout_kind_name(t->kind), name ? name : "(anonymous)", LAYOUT_MAX_FLAT));
 	return t;
 }
 
@@ -875,13 +925,17 @@ static void import_unit(struct reader *r, Dwarf_Die *die, int pass)
 static const char *qualify(struct reader *r, const char *qual, Dwarf_Die *ns)
 {
 	const char *n = die_name(r, ns);
-	return arena_printf(&r->model->arena, "%s%s::", qual, n ? n : "(anonymous namespace)");
+	return au_arena_printf(&r->model->arena, "%s%s::", qual, n ? n : "(anonymous namespace)");
 }
 
-/* Pass 1: remember which anonymous aggregates a typedef names, directly or
- * through a pointer (typedef struct {...} *Ptr), and the namespace of every
- * aggregate in one. */
-static void collect_typedefs(struct reader *r, Dwarf_Die *parent, const char *qual, const char *scope, int depth)
+/* One walk over the children of a DIE for both passes: corrupt DIEs are
+ * errors, nesting deeper than MAX_DEPTH is an error, an imported unit (dwz)
+ * is read in place for this pass, and every other child goes to visit,
+ * which may walk on below it. The walk stops at the first error. */
+typedef void die_visitor(struct reader *r, Dwarf_Die *die, int tag, const void *ctx, int depth);
+
+static void walk_children(struct reader *r, Dwarf_Die *parent, int pass, die_visitor *visit, const void *ctx,
+			  int depth)
 {
 	Dwarf_Die child;
 	int rc;
@@ -895,44 +949,68 @@ static void collect_typedefs(struct reader *r, Dwarf_Die *parent, const char *qu
 		if (walk_error(r, 0, &child))
 			return;
 		int tag = dwarf_tag(&child);
-		if (tag == DW_TAG_typedef) {
-			const char *name = die_name(r, &child);
-			Dwarf_Die target;
-			bool ptr = false;
-			if (name && die_type(&child, &target) && dwarf_tag(&target) == DW_TAG_pointer_type &&
-			    die_type(&target, &target))
-				ptr = true;
-			if (name && (ptr || die_type(&child, &target)) && is_aggregate_tag(dwarf_tag(&target)) &&
-			    !die_name(r, &target) && !is_declaration(&target)) {
-				struct strmap *m = ptr ? &r->ptr_names : &r->anon_names;
-				if (!strmap_iget(m, die_key(&target)))
-					strmap_iput(m, die_key(&target),
-						    (void *)arena_printf(&r->model->arena, "%s%s%s", ptr ? "*" : "", qual, name));
-			}
-		} else if (tag == DW_TAG_imported_unit) {
-			import_unit(r, &child, 0);
-		} else if (tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
-			   tag == DW_TAG_union_type || tag == DW_TAG_namespace || tag == DW_TAG_enumeration_type) {
-			if (tag == DW_TAG_namespace) {
-				collect_typedefs(r, &child, qualify(r, qual, &child), NULL, depth + 1);
-			} else {
-				const char *n = die_name(r, &child);
-				if (*qual && n)
-					strmap_iput(&r->qual_names, die_key(&child),
-						    (void *)arena_printf(&r->model->arena, "%s%s", qual, n));
-				/* A class's member type declared here and defined
-				 * elsewhere (DW_AT_specification: out of line, or in a
-				 * type unit): its scope is this class. */
-				if (scope && is_declaration(&child))
-					strmap_iput(&r->decl_scopes, die_key(&child), (void *)scope);
-				const char *self = n ? arena_printf(&r->model->arena, "%s %s%s", aggregate_prefix(tag), qual, n)
-						     : NULL;
-				if (tag != DW_TAG_enumeration_type)
-					collect_typedefs(r, &child, qual, self, depth + 1);
+		if (tag == DW_TAG_imported_unit)
+			import_unit(r, &child, pass);
+		else
+			visit(r, &child, tag, ctx, depth);
+		if (r->err)
+			return;
+	} while ((rc = dwarf_siblingof(&child, &child)) == 0);
+	walk_error(r, rc, NULL);
+}
+
+/* Where pass 1 is: the namespace prefix ("ns::") and the class it is in. */
+struct typedef_ctx {
+	const char *qual;
+	const char *scope;
+};
+
+/* Pass 1: remember which anonymous aggregates a typedef names, directly or
+ * through a pointer (typedef struct {...} *Ptr), and the namespace of every
+ * aggregate in one. */
+static void visit_typedefs(struct reader *r, Dwarf_Die *child, int tag, const void *arg, int depth)
+{
+	const struct typedef_ctx *ctx = arg;
+	const char *qual = ctx->qual;
+	if (tag == DW_TAG_typedef) {
+		const char *name = die_name(r, child);
+		Dwarf_Die target;
+		bool ptr = false;
+		if (name && die_type(child, &target) && dwarf_tag(&target) == DW_TAG_pointer_type &&
+		    die_type(&target, &target))
+			ptr = true;
+		if (name && (ptr || die_type(child, &target)) && is_aggregate_tag(dwarf_tag(&target)) &&
+		    !die_name(r, &target) && !is_declaration(&target)) {
+			struct strmap *m = ptr ? &r->ptr_names : &r->anon_names;
+			if (!au_strmap_iget(m, die_key(&target))) {
+				const char *tn = au_arena_concat3(&r->model->arena, qual, name, "");
+				au_strmap_iput(m, die_key(&target),
+					    (void *)(ptr ? au_typekey_ptr_typedef(&r->model->arena, tn) : tn));
 			}
 		}
-	} while (!r->err && (rc = dwarf_siblingof(&child, &child)) == 0);
-	walk_error(r, rc, NULL);
+	} else if (tag == DW_TAG_namespace) {
+		struct typedef_ctx inner = { .qual = qualify(r, qual, child) };
+		walk_children(r, child, 0, visit_typedefs, &inner, depth + 1);
+	} else if (is_aggregate_tag(tag)) {
+		const char *n = die_name(r, child);
+		if (*qual && n)
+			au_strmap_iput(&r->qual_names, die_key(child),
+				    (void *)au_arena_concat3(&r->model->arena, qual, n, ""));
+		/* A class's member type declared here and defined elsewhere
+		 * (DW_AT_specification: out of line, or in a type unit): its
+		 * scope is this class. */
+		if (ctx->scope && is_declaration(child))
+			au_strmap_iput(&r->decl_scopes, die_key(child), (void *)ctx->scope);
+		if (tag != DW_TAG_enumeration_type) {
+			struct typedef_ctx inner = {
+				.qual = qual,
+				.scope = n ? au_typekey_named(&r->model->arena, aggregate_prefix(tag),
+							      au_arena_concat3(&r->model->arena, qual, n, ""))
+					   : NULL,
+			};
+			walk_children(r, child, 0, visit_typedefs, &inner, depth + 1);
+		}
+	}
 }
 
 /* An anonymous enum: named constants, kept as a type named after its first
@@ -942,8 +1020,8 @@ static void read_anonymous_enum(struct reader *r, Dwarf_Die *die, const char *sc
 	struct layout_type *t = read_aggregate(r, die, NULL, 0);
 	if (r->err || t->nenumerators == 0)
 		return;
-	t->name = arena_printf(&r->model->arena, "enum {%s}", t->enumerators[0].name);
-	if (layout_model_find(r->model, t->name))
+	t->name = au_typekey_anon_enum_name(&r->model->arena, t->enumerators[0].name);
+	if (au_layout_model_find(r->model, t->name))
 		return; /* the same enum seen again (another unit, or a g++ scope) */
 	t->anonymous = true;
 	t->scope = scope;
@@ -951,18 +1029,18 @@ static void read_anonymous_enum(struct reader *r, Dwarf_Die *die, const char *sc
 	int line;
 	if (dwarf_decl_line(die, &line) == 0 && line > 0)
 		t->line = (unsigned)line;
-	layout_model_add(r->model, t);
+	au_layout_model_add(r->model, t);
 }
 
 /* A definition's layout as one string: two definitions are the same type
  * when their keys are equal. */
 static const char *definition_key(struct reader *r, struct layout_type *t)
 {
-	const char *k = strmap_iget(&r->odr_keys, (uint64_t)(uintptr_t)t);
+	const char *k = au_strmap_iget(&r->odr_keys, (uint64_t)(uintptr_t)t);
 	if (!k) {
-		k = arena_printf(&r->model->arena, "%s/a%llu/%s", layout_anon_key(&r->model->arena, t),
+		k = au_arena_printf(&r->model->arena, "%s/a%llu/%s", au_typekey_anon(&r->model->arena, t),
 				 (unsigned long long)t->align, t->scope ? t->scope : "");
-		strmap_iput(&r->odr_keys, (uint64_t)(uintptr_t)t, (void *)k);
+		au_strmap_iput(&r->odr_keys, (uint64_t)(uintptr_t)t, (void *)k);
 	}
 	return k;
 }
@@ -980,15 +1058,6 @@ static void add_definition(struct reader *r, struct layout_type *first, struct l
 	}
 	last->odr_next = t;
 	r->odr_conflicts++;
-}
-
-/* "A::Node" for struct Node nested in struct A. */
-static const char *scoped_name(struct reader *r, const struct layout_type *t)
-{
-	const char *own = strchr(t->name, ' ') ? strchr(t->name, ' ') + 1 : t->name;
-	const char *sc = strchr(t->scope, ' ') ? strchr(t->scope, ' ') + 1 : t->scope;
-	size_t pl = (size_t)(own - t->name);
-	return arena_printf(&r->model->arena, "%.*s%s::%s", (int)pl, t->name, sc, own);
 }
 
 /* Definitions of one name in different classes (C++'s A::Node and
@@ -1011,14 +1080,14 @@ static void split_scoped(struct reader *r)
 		struct layout_type *d = first->odr_next;
 		first->odr_next = NULL;
 		if (first->scope) {
-			first->name = scoped_name(r, first);
+			first->name = au_typekey_scoped(&r->model->arena, first->name, first->scope);
 			renamed = true;
 		}
 		while (d) {
 			struct layout_type *next = d->odr_next;
 			d->odr_next = NULL;
 			if (d->scope)
-				d->name = scoped_name(r, d);
+				d->name = au_typekey_scoped(&r->model->arena, d->name, d->scope);
 			/* Same class again: a real second layout, chained. */
 			struct layout_type *same = NULL;
 			for (size_t k = 0; k < m->ntypes && !same; k++)
@@ -1030,21 +1099,14 @@ static void split_scoped(struct reader *r)
 					last = last->odr_next;
 				last->odr_next = d;
 			} else {
-				if (m->ntypes == m->capacity) {
-					m->capacity = m->capacity ? 2 * m->capacity : 256;
-					m->types = xrealloc(m->types, m->capacity * sizeof(*m->types));
-				}
-				m->types[m->ntypes++] = d;
+				au_layout_model_append(m, d);
 			}
 			d = next;
 		}
 	}
 	if (renamed || m->ntypes != n0) {
 		/* Names changed: the index is rebuilt. */
-		strmap_deinit(&m->by_name);
-		strmap_init(&m->by_name);
-		for (size_t i = 0; i < m->ntypes; i++)
-			strmap_put(&m->by_name, m->types[i]->name, m->types[i]);
+		au_layout_model_reindex(m);
 	}
 }
 
@@ -1060,9 +1122,9 @@ static void order_definitions(struct reader *r)
 		size_t n = 0;
 		for (struct layout_type *d = first; d; d = d->odr_next)
 			n++;
-		struct layout_type **v = xrealloc(NULL, n * sizeof(*v));
-		struct layout_type *copies = xrealloc(NULL, n * sizeof(*copies));
-		const char **keys = xrealloc(NULL, n * sizeof(*keys));
+		struct layout_type **v = au_xmalloc(n * sizeof(*v));
+		struct layout_type *copies = au_xmalloc(n * sizeof(*copies));
+		const char **keys = au_xmalloc(n * sizeof(*keys));
 		size_t k = 0;
 		for (struct layout_type *d = first; d; d = d->odr_next, k++) {
 			v[k] = d;
@@ -1070,7 +1132,7 @@ static void order_definitions(struct reader *r)
 			keys[k] = definition_key(r, d);
 		}
 		/* Selection of the order by key (n is small). */
-		size_t *order = xrealloc(NULL, n * sizeof(*order));
+		size_t *order = au_xmalloc(n * sizeof(*order));
 		for (size_t a = 0; a < n; a++)
 			order[a] = a;
 		for (size_t a = 0; a < n; a++)
@@ -1092,90 +1154,69 @@ static void order_definitions(struct reader *r)
 }
 
 /* Pass 2: every named definition, at any depth (g++ nests them), in any
- * namespace. */
-static void collect_types(struct reader *r, Dwarf_Die *parent, const char *scope, int depth)
+ * namespace. ctx is the scope: the model name of the enclosing type, or NULL. */
+static void visit_types(struct reader *r, Dwarf_Die *die, int tag, const void *ctx, int depth)
 {
-	Dwarf_Die child;
-	int rc;
-	if (depth > MAX_DEPTH) {
-		too_deep(r);
+	const char *scope = ctx;
+	if (tag == DW_TAG_namespace) {
+		walk_children(r, die, 1, visit_types, scope, depth + 1);
 		return;
 	}
-	if ((rc = dwarf_child(parent, &child)) > 0 || walk_error(r, rc, NULL))
+	if (!is_aggregate_tag(tag))
 		return;
-	do {
-		if (walk_error(r, 0, &child))
+	/* "struct foo", or the typedef naming an anonymous one: the type's
+	 * model name, and the scope of what g++ nests in it. */
+	const char *n = au_strmap_iget(&r->qual_names, die_key(die));
+	if (!n)
+		n = die_name(r, die);
+	const char *name = n ? au_typekey_named(&r->model->arena, aggregate_prefix(tag), n)
+			     : au_strmap_iget(&r->anon_names, die_key(die));
+	bool typedef_name = !n && name;
+	const char *own_scope = scope;
+	Dwarf_Attribute spec_attr;
+	Dwarf_Die spec;
+	if (dwarf_attr(die, DW_AT_specification, &spec_attr) && dwarf_formref_die(&spec_attr, &spec)) {
+		/* Defined outside the class that declares it: named and
+		 * scoped as the declaration is. */
+		const char *ds = au_strmap_iget(&r->decl_scopes, die_key(&spec));
+		if (ds)
+			own_scope = ds;
+		if (!n) {
+			const char *sn = au_strmap_iget(&r->qual_names, die_key(&spec));
+			if (!sn)
+				sn = die_name(r, &spec);
+			if (sn) {
+				name = au_typekey_named(&r->model->arena, aggregate_prefix(tag), sn);
+				typedef_name = false;
+			}
+		}
+	}
+	if (!is_declaration(die) && dwarf_hasattr(die, DW_AT_byte_size)) {
+		if (!name && tag == DW_TAG_enumeration_type) {
+			r->current = "an anonymous enum";
+			read_anonymous_enum(r, die, own_scope);
 			return;
-		int tag = dwarf_tag(&child);
-		if (tag == DW_TAG_imported_unit) {
-			import_unit(r, &child, 1);
+		}
+		struct layout_type *first = name ? au_layout_model_find(r->model, name) : NULL;
+		/* C++ may nest two types of one name in two classes, in one unit. */
+		if (name && (!first || r->multi_unit || r->model->lang == LANG_CXX)) {
+			/* A name seen before (in another unit of a library) is read
+			 * again: a second layout under it is kept, not dropped. */
+			r->current = name;
+			struct layout_type *t = read_aggregate(r, die, name, 0);
 			if (r->err)
 				return;
-			continue;
+			t->scope = own_scope;
+			t->is_typedef = typedef_name;
+			if (!first)
+				au_layout_model_add(r->model, t);
+			else
+				add_definition(r, first, t);
 		}
-		if (tag == DW_TAG_namespace) {
-			collect_types(r, &child, scope, depth + 1);
-			if (r->err)
-				return;
-			continue;
-		}
-		if (!is_aggregate_tag(tag))
-			continue;
-		/* "struct foo", or the typedef naming an anonymous one: the type's
-		 * model name, and the scope of what g++ nests in it. */
-		const char *n = strmap_iget(&r->qual_names, die_key(&child));
-		if (!n)
-			n = die_name(r, &child);
-		const char *name = n ? arena_printf(&r->model->arena, "%s %s", aggregate_prefix(tag), n)
-				     : strmap_iget(&r->anon_names, die_key(&child));
-		const char *own_scope = scope;
-		Dwarf_Attribute spec_attr;
-		Dwarf_Die spec;
-		if (dwarf_attr(&child, DW_AT_specification, &spec_attr) && dwarf_formref_die(&spec_attr, &spec)) {
-			/* Defined outside the class that declares it: named and
-			 * scoped as the declaration is. */
-			const char *ds = strmap_iget(&r->decl_scopes, die_key(&spec));
-			if (ds)
-				own_scope = ds;
-			if (!n) {
-				const char *sn = strmap_iget(&r->qual_names, die_key(&spec));
-				if (!sn)
-					sn = die_name(r, &spec);
-				if (sn)
-					name = arena_printf(&r->model->arena, "%s %s", aggregate_prefix(tag), sn);
-			}
-		}
-		if (!is_declaration(&child) && dwarf_hasattr(&child, DW_AT_byte_size)) {
-			if (!name && tag == DW_TAG_enumeration_type) {
-				r->current = "an anonymous enum";
-				read_anonymous_enum(r, &child, own_scope);
-				if (r->err)
-					return;
-				continue;
-			}
-			struct layout_type *first = name ? layout_model_find(r->model, name) : NULL;
-			/* C++ may nest two types of one name in two classes, in one unit. */
-			if (name && (!first || r->multi_unit || r->model->lang == LANG_CXX)) {
-				/* A name seen before (in another unit of a library) is read
-				 * again: a second layout under it is kept, not dropped. */
-				r->current = name;
-				struct layout_type *t = read_aggregate(r, &child, name, 0);
-				if (r->err)
-					return;
-				t->scope = own_scope;
-				if (!first)
-					layout_model_add(r->model, t);
-				else
-					add_definition(r, first, t);
-			}
-			r->definitions++;
-		}
-		if (tag != DW_TAG_enumeration_type)
-			collect_types(r, &child, name, depth + 1);
-		if (r->err)
-			return;
-	} while ((rc = dwarf_siblingof(&child, &child)) == 0);
-	walk_error(r, rc, NULL);
+		r->definitions++;
+	}
+	if (tag != DW_TAG_enumeration_type)
+		walk_children(r, die, 1, visit_types, name, depth + 1);
 }
 
 static enum layout_lang language_of(Dwarf_Word lang)
@@ -1203,9 +1244,9 @@ static enum layout_lang language_of(Dwarf_Word lang)
  * per pass whoever imports it. */
 static void walk_unit(struct reader *r, Dwarf_Die *cu, int pass)
 {
-	if (strmap_iget(&r->visited[pass], die_key(cu)))
+	if (au_strmap_iget(&r->visited[pass], die_key(cu)))
 		return;
-	strmap_iput(&r->visited[pass], die_key(cu), r);
+	au_strmap_iput(&r->visited[pass], die_key(cu), r);
 	Dwarf *dw = dwarf_cu_getdwarf(cu->cu);
 	add_regions(r, dw ? dwarf_getelf(dw) : NULL, r->path);
 	if (r->err)
@@ -1237,9 +1278,9 @@ static void walk_unit(struct reader *r, Dwarf_Die *cu, int pass)
 			r->model->lang = language_of(lang);
 	}
 	if (pass == 0)
-		collect_typedefs(r, cu, "", NULL, 0);
+		walk_children(r, cu, 0, visit_typedefs, &(struct typedef_ctx){ .qual = "" }, 0);
 	else
-		collect_types(r, cu, NULL, 0);
+		walk_children(r, cu, 1, visit_types, NULL, 0);
 	r->comp_dir = saved;
 	r->no_files = saved_files;
 }
@@ -1296,8 +1337,8 @@ static void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass)
 				else {
 					/* A DWARF package beside the object: libdw 0.188 does
 					 * not read .dwp files. */
-					char *dwp = NULL;
-					bool has_dwp = asprintf(&dwp, "%s.dwp", r->path) >= 0 && access(dwp, F_OK) == 0;
+					char *dwp = au_xasprintf("%s.dwp", r->path);
+					bool has_dwp = access(dwp, F_OK) == 0;
 					free(dwp);
 					set_error(r, au_error_format("%s: the split DWARF unit at 0x%llx is in %s, which was "
 								     "not found (looked in %s and beside %s)%s", file, off, dwo,
@@ -1308,9 +1349,9 @@ static void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass)
 				return;
 			}
 			Dwarf *sd = dwarf_cu_getdwarf(subdie.cu);
-			if (sd && !strmap_iget(&r->visited[pass], (uint64_t)(uintptr_t)sd)) {
+			if (sd && !au_strmap_iget(&r->visited[pass], (uint64_t)(uintptr_t)sd)) {
 				/* The .dwo's own type units as well as its compile unit. */
-				strmap_iput(&r->visited[pass], (uint64_t)(uintptr_t)sd, r);
+				au_strmap_iput(&r->visited[pass], (uint64_t)(uintptr_t)sd, r);
 				Dwarf_Attribute attr;
 				const char *cd = dwarf_attr(&cudie, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr) : NULL;
 				const char *saved = r->default_comp_dir;
@@ -1340,7 +1381,7 @@ static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
 {
 	/* Only the object's own sections: no separate debug files, no
 	 * debuginfod, so a result never depends on the machine. A dwz
-	 * supplement is found by dwarf_read_layouts itself. */
+	 * supplement is found by au_dwarf_read_layouts itself. */
 	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
 	(void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
 	return -1;
@@ -1482,7 +1523,7 @@ static size_t grow_append(struct growbuf *b, const void *p, size_t n, size_t ali
 	size_t at = (b->len + align - 1) & ~(align - 1);
 	if (at + n > b->cap) {
 		b->cap = 2 * (at + n) + 4096;
-		b->data = xrealloc(b->data, b->cap);
+		b->data = au_xrealloc(b->data, b->cap);
 	}
 	memset(b->data + b->len, 0, at - b->len);
 	if (n)
@@ -1531,7 +1572,7 @@ static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 		free(orig);
 		return au_error_format("%s: read error: %s", path, rerr ? strerror(rerr) : "the file changed size");
 	}
-	struct growbuf img = { .data = xrealloc(NULL, (size_t)st.st_size + 4096), .cap = (size_t)st.st_size + 4096 };
+	struct growbuf img = { .data = au_xmalloc((size_t)st.st_size + 4096), .cap = (size_t)st.st_size + 4096 };
 	memcpy(img.data, orig, (size_t)st.st_size);
 	img.len = (size_t)st.st_size;
 	struct au_error *err = NULL;
@@ -1550,9 +1591,9 @@ static struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 		err = au_error_format("%s: corrupt section table (entry size %u)", path, L.shentsize);
 		goto out;
 	}
-	GElf_Shdr *sh = xrealloc(NULL, shnum * sizeof(*sh));
-	const char **names = xrealloc(NULL, shnum * sizeof(*names));
-	bool *done = xrealloc(NULL, shnum);
+	GElf_Shdr *sh = au_xmalloc(shnum * sizeof(*sh));
+	const char **names = au_xmalloc(shnum * sizeof(*names));
+	bool *done = au_xmalloc(shnum);
 	memset(done, 0, shnum);
 	for (size_t i = 0; i < shnum; i++) {
 		Elf_Scn *scn = elf_getscn(elf, i);
@@ -1777,21 +1818,14 @@ static struct au_error *open_alt(const char *path, Dwarf *dw, const struct dwarf
 	size_t nc = 0;
 	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
 	for (size_t i = 0; opts && i < opts->nalt; i++)
-		if (asprintf(&cands[nc], "%s", opts->alt[i]) >= 0)
-			nc++;
-	char *dir = strdup(path);
-	char *slash = dir ? strrchr(dir, '/') : NULL;
+		cands[nc++] = au_xstrdup(opts->alt[i]);
+	char *dir = au_xstrdup(path);
+	char *slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
 	const char *d = slash ? dir : ".";
-	if (name[0] == '/') {
-		if (asprintf(&cands[nc], "%s", name) >= 0)
-			nc++;
-	} else if (asprintf(&cands[nc], "%s/%s", d, name) >= 0) {
-		nc++;
-	}
-	if (asprintf(&cands[nc], "%s/%s", d, base) >= 0)
-		nc++;
+	cands[nc++] = name[0] == '/' ? au_xstrdup(name) : au_xasprintf("%s/%s", d, name);
+	cands[nc++] = au_xasprintf("%s/%s", d, base);
 	struct au_error *err = NULL;
 	bool found = false, mismatch = false;
 	for (size_t i = 0; i < nc && !found; i++) {
@@ -1850,19 +1884,19 @@ static bool has_symtab(Elf *elf)
 	return false;
 }
 
-struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model)
+struct au_error *au_dwarf_read_layouts(const char *path, struct layout_model *model)
 {
-	return dwarf_read_layouts_opts(path, model, NULL);
+	return au_dwarf_read_layouts_opts(path, model, NULL);
 }
 
-struct au_error *dwarf_read_layouts_opts(const char *path, struct layout_model *model,
+struct au_error *au_dwarf_read_layouts_opts(const char *path, struct layout_model *model,
 					 const struct dwarf_read_options *opts)
 {
 	struct au_error *err = NULL;
 	int fd = au_open_input(path, &err);
 	if (fd < 0)
 		return err;
-	return dwarf_read_layouts_fd(path, fd, model, opts);
+	return au_dwarf_read_layouts_fd(path, fd, model, opts);
 }
 
 static struct au_error *read_fd(const char *path, int fd, struct layout_model *model,
@@ -1890,20 +1924,18 @@ static struct au_error *read_archive(const char *path, int fd, struct layout_mod
 		Elf_Arhdr *h = elf_getarhdr(m);
 		const char *name = h && h->ar_name ? h->ar_name : "?";
 		if (name[0] != '/') {   /* "/" and "//": the symbol and name tables */
-			char *label = NULL;
-			if (asprintf(&label, "%s(%s)", path, name) < 0)
-				label = NULL;
+			char *label = au_xasprintf("%s(%s)", path, name);
 			size_t size = 0;
 			char *raw = elf_rawfile(m, &size);
 			int mfd = raw && size ? memfd_create("abidiff-uapi-member", MFD_CLOEXEC) : -1;
 			if (!raw || !size) {
-				err = au_error_format("%s: an empty or unreadable member", label ? label : path);
+				err = au_error_format("%s: an empty or unreadable member", label);
 			} else if (mfd < 0 || write(mfd, raw, size) != (ssize_t)size) {
-				err = au_error_format("%s: %s", label ? label : path, strerror(errno));
+				err = au_error_format("%s: %s", label, strerror(errno));
 				if (mfd >= 0)
 					close(mfd);
 			} else {
-				err = read_fd(label ? label : path, mfd, model, opts, true);   /* closes mfd */
+				err = read_fd(label, mfd, model, opts, true);   /* closes mfd */
 			}
 			members++;
 			free(label);
@@ -1920,7 +1952,7 @@ static struct au_error *read_archive(const char *path, int fd, struct layout_mod
 	return err;
 }
 
-struct au_error *dwarf_read_layouts_fd(const char *path, int fd, struct layout_model *model,
+struct au_error *au_dwarf_read_layouts_fd(const char *path, int fd, struct layout_model *model,
 				       const struct dwarf_read_options *opts)
 {
 	unsigned char magic[8];
@@ -1987,14 +2019,16 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 		dwfl_end(dwfl);
 		return err;
 	}
-	strmap_init(&r.infos);
-	strmap_init(&r.anon_names);
-	strmap_init(&r.ptr_names);
-	strmap_init(&r.qual_names);
-	strmap_init(&r.decl_scopes);
-	strmap_init(&r.files);
-	strmap_init(&r.visited[0]);
-	strmap_init(&r.visited[1]);
+	au_strmap_init(&r.infos);
+	au_arena_init(&r.scratch);
+	au_strmap_init(&r.names);
+	au_strmap_init(&r.anon_names);
+	au_strmap_init(&r.ptr_names);
+	au_strmap_init(&r.qual_names);
+	au_strmap_init(&r.decl_scopes);
+	au_strmap_init(&r.files);
+	au_strmap_init(&r.visited[0]);
+	au_strmap_init(&r.visited[1]);
 	struct alt_file alt = { .fd = -1 };
 
 	add_regions(&r, dwarf_getelf(dw), path);
@@ -2029,7 +2063,7 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 		}
 		r.multi_unit = n > 1 || model->ntypes > 0;   /* or an earlier archive member */
 	}
-	strmap_init(&r.odr_keys);
+	au_strmap_init(&r.odr_keys);
 
 	/* Pass 1 over all units first: a typedef in one place may name an
 	 * anonymous aggregate that a member elsewhere uses. */
@@ -2039,8 +2073,8 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 			/* A typedef of the type itself wins over one of a pointer to it. */
 			for (size_t i = 0; i < r.ptr_names.capacity; i++) {
 				struct strmap_slot *sl = &r.ptr_names.slots[i];
-				if (sl->used && !strmap_iget(&r.anon_names, sl->ikey))
-					strmap_iput(&r.anon_names, sl->ikey, sl->value);
+				if (sl->key && !au_strmap_iget(&r.anon_names, sl->k))
+					au_strmap_iput(&r.anon_names, sl->k, sl->value);
 			}
 		}
 	}
@@ -2048,7 +2082,7 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 		split_scoped(&r);
 		order_definitions(&r);
 	}
-	strmap_deinit(&r.odr_keys);
+	au_strmap_deinit(&r.odr_keys);
 	if (!r.err && r.units == 0)
 		r.err = au_error_format("%s: no DWARF compilation units", path);
 	else if (!r.err && model->ntypes == 0 && !member)
@@ -2057,14 +2091,16 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 					  "(%zu units) has a name to compare it by", path, r.definitions, r.units / 2)
 			: au_error_format("%s: its debug information (%zu unit%s) defines no struct, union or enum: "
 					  "no layout to compare", path, r.units / 2, r.units / 2 == 1 ? "" : "s");
-	strmap_deinit(&r.infos);
-	strmap_deinit(&r.anon_names);
-	strmap_deinit(&r.ptr_names);
-	strmap_deinit(&r.qual_names);
-	strmap_deinit(&r.decl_scopes);
-	strmap_deinit(&r.files);
-	strmap_deinit(&r.visited[0]);
-	strmap_deinit(&r.visited[1]);
+	au_strmap_deinit(&r.infos);
+	au_arena_deinit(&r.scratch);
+	au_strmap_deinit(&r.names);
+	au_strmap_deinit(&r.anon_names);
+	au_strmap_deinit(&r.ptr_names);
+	au_strmap_deinit(&r.qual_names);
+	au_strmap_deinit(&r.decl_scopes);
+	au_strmap_deinit(&r.files);
+	au_strmap_deinit(&r.visited[0]);
+	au_strmap_deinit(&r.visited[1]);
 	if (own_dw)
 		dwarf_end(own_dw);
 	dwfl_end(dwfl);

@@ -22,11 +22,11 @@ struct dwarf_read_options {
 
 /* Fills an initialised model. On error the model holds a partial read and
  * must still be deinitialised; the error names the file and the reason. */
-struct au_error *dwarf_read_layouts(const char *path, struct layout_model *model);
-struct au_error *dwarf_read_layouts_opts(const char *path, struct layout_model *model,
+struct au_error *au_dwarf_read_layouts(const char *path, struct layout_model *model);
+struct au_error *au_dwarf_read_layouts_opts(const char *path, struct layout_model *model,
 					 const struct dwarf_read_options *opts);
 /* The same from fd, opened by au_open_input; the reader closes it. */
-struct au_error *dwarf_read_layouts_fd(const char *path, int fd, struct layout_model *model,
+struct au_error *au_dwarf_read_layouts_fd(const char *path, int fd, struct layout_model *model,
 				       const struct dwarf_read_options *opts);
 
 #endif

@@ -4,28 +4,21 @@
 #include <stdlib.h>
 
 #include "error.h"
-
-struct au_error au_error_nomem = { .message = "out of memory" };
+#include "xmem.h"
 
 struct au_error *au_error_format(const char *fmt, ...)
 {
-	struct au_error *err = malloc(sizeof(*err));
-	if (!err)
-		return &au_error_nomem;
+	struct au_error *err = au_xmalloc(sizeof(*err));
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vasprintf(&err->message, fmt, ap);
+	err->message = au_xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		free(err);
-		return &au_error_nomem;
-	}
 	return err;
 }
 
 void au_error_destroy(struct au_error *err)
 {
-	if (!err || err == &au_error_nomem)
+	if (!err)
 		return;
 	free(err->message);
 	free(err);

@@ -9,12 +9,11 @@ struct au_error {
 	char *message;
 };
 
-/* An error whose message is formatted like printf. Never returns NULL: when
- * memory runs out it returns a static "out of memory" error. */
+/* An error whose message is formatted like printf. Never returns NULL
+ * (running out of memory goes to xmem.h's policy). */
 struct au_error *au_error_format(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
-extern struct au_error au_error_nomem;
-/* Accepts NULL and the static errors. */
+/* Accepts NULL. */
 void au_error_destroy(struct au_error *err);
 
 #endif

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "input.h"
+#include "xmem.h"
 
 /* Opens an input once, without blocking (a FIFO with no writer must not
  * hang), and insists on a regular file. */
@@ -49,17 +50,15 @@ int au_open_input(const char *path, struct au_error **err)
 int au_read_all(int fd, size_t hint, unsigned char **ret, size_t *ret_len)
 {
 	size_t cap = hint ? hint : 65536, len = 0;
-	unsigned char *buf = malloc(cap);
-	if (!buf)
-		return ENOMEM;
+	unsigned char *buf = au_xmalloc(cap);
 	for (;;) {
 		if (len == cap) {
-			unsigned char *nb = cap < ((size_t)1 << 31) ? realloc(buf, 2 * cap) : NULL;
-			if (!nb) {
+			/* No input of ours is this large. */
+			if (cap >= ((size_t)1 << 31)) {
 				free(buf);
-				return ENOMEM;
+				return EFBIG;
 			}
-			buf = nb;
+			buf = au_xrealloc(buf, 2 * cap);
 			cap *= 2;
 		}
 		ssize_t n = pread(fd, buf + len, cap - len, (off_t)len);

@@ -208,6 +208,25 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return -1;
 }
 
+/* The part of file after the --headers directory it lies in (linux/foo.h,
+ * as a user includes it), or NULL when it lies in none. */
+static const char *under_headers(const struct options *o, const char *file)
+{
+	if (!file)
+		return NULL;
+	for (int i = 0; i < o->nheaders; i++) {
+		const char *dirs[2] = { o->header_dirs[i], o->header_real[i] };
+		for (int k = 0; k < 2; k++) {
+			size_t n = dirs[k] ? strlen(dirs[k]) : 0;
+			while (n > 1 && dirs[k][n - 1] == '/')
+				n--;
+			if (n && strncmp(file, dirs[k], n) == 0 && file[n] == '/')
+				return file + n + 1;
+		}
+	}
+	return NULL;
+}
+
 static bool keep_type(const struct layout_type *t, void *arg)
 {
 	const struct options *o = arg;
@@ -218,24 +237,17 @@ static bool keep_type(const struct layout_type *t, void *arg)
 		if (!found)
 			return false;
 	}
-	if (!o->nheaders)
-		return true;
-	if (!t->file)
-		return false;
-	for (int i = 0; i < o->nheaders; i++) {
-		const char *dirs[2] = { o->header_dirs[i], o->header_real[i] };
-		for (int k = 0; k < 2; k++) {
-			size_t n = dirs[k] ? strlen(dirs[k]) : 0;
-			while (n > 1 && dirs[k][n - 1] == '/')
-				n--;
-			if (n && strncmp(t->file, dirs[k], n) == 0 && t->file[n] == '/') {
-				/* The file name as a user includes it: linux/foo.h. */
-				((struct layout_type *)t)->file = t->file + n + 1;
-				return true;
-			}
-		}
+	return !o->nheaders || under_headers(o, t->file);
+}
+
+/* With --headers, file names are shown relative to the directory they lie in. */
+static void relative_files(const struct options *o, struct layout_model *m)
+{
+	for (size_t i = 0; i < m->ntypes; i++) {
+		const char *rel = under_headers(o, m->types[i]->file);
+		if (rel)
+			m->types[i]->file = rel;
 	}
-	return false;
 }
 
 static bool keep_named(const struct layout_type *t, void *arg)
@@ -259,7 +271,7 @@ static bool is_raw_btf(int fd)
  * kind told by its first bytes, and the reader given that descriptor. */
 static struct au_error *load(const char *path, bool btf, const struct options *o, struct layout_model *m)
 {
-	layout_model_init(m, path);
+	au_layout_model_init(m, path);
 	struct au_error *err = NULL;
 	int fd = au_open_input(path, &err);
 	if (fd < 0)
@@ -267,14 +279,16 @@ static struct au_error *load(const char *path, bool btf, const struct options *o
 	btf = btf || is_raw_btf(fd);
 	/* --btf-base applies to OLD (or dump's FILE), the side --btf names. */
 	const char *base = path == o->files[0] ? o->btf_base : NULL;
-	err = btf ? btf_read_layouts_split_fd(path, fd, base, m) : dwarf_read_layouts_fd(path, fd, m, &o->dwarf);
+	err = btf ? au_btf_read_layouts_split_fd(path, fd, base, m) : au_dwarf_read_layouts_fd(path, fd, m, &o->dwarf);
 	if (err)
 		return err;
 	/* BTF records no declaring files: --headers narrows the DWARF side, and
 	 * pairing by name does the rest. */
 	if (o->ntypes || (o->nheaders && !btf))
-		layout_model_filter(m, btf ? keep_named : keep_type, (void *)o);
-	layout_model_sort(m);
+		au_layout_model_filter(m, btf ? keep_named : keep_type, (void *)o);
+	if (o->nheaders && !btf)
+		relative_files(o, m);
+	au_layout_model_sort(m);
 	return NULL;
 }
 
@@ -306,8 +320,7 @@ static int sink_open(const struct options *o, struct sink *ret)
 			? "is a device" : "is not a regular file");
 		return EXIT_TROUBLE;
 	}
-	if (asprintf(&ret->tmp, "%s.tmpXXXXXX", o->output) < 0)
-		return EXIT_TROUBLE;
+	ret->tmp = au_xasprintf("%s.tmpXXXXXX", o->output);
 	int fd = mkstemp(ret->tmp);
 	mode_t mode;
 	if (exists) {
@@ -372,8 +385,16 @@ static bool compat_inputs_ok(const struct options *o, const struct layout_model 
 	return true;
 }
 
+/* The one out-of-memory policy (xmem.h), as this program applies it. */
+static void out_of_memory(void)
+{
+	fputs("abidiff-uapi: out of memory\n", stderr);
+	exit(EXIT_TROUBLE);
+}
+
 int main(int argc, char **argv)
 {
+	au_set_out_of_memory_handler(out_of_memory);
 	struct options o = { 0 };
 	int rc = parse_options(argc, argv, &o);
 	if (rc >= 0)
@@ -434,24 +455,24 @@ int main(int argc, char **argv)
 		struct compare_options copts = { .common_only = o.common_only, .strict = o.strict || o.compat,
 						 .fail_on = o.fail_on ? o.fail_on : SEVERITY_BREAK };
 		struct comparison cmp;
-		compare_models(&models[0], &models[1], &copts, &cmp);
+		au_compare_models(&models[0], &models[1], &copts, &cmp);
 		if (o.compat)
-			compat_classify(&cmp, &models[0], &models[1]);
+			au_compat_classify(&cmp, &models[0], &models[1]);
 		if (o.format == FORMAT_JSON)
-			report_diff_json(sink.f, &cmp, o.files[0], o.files[1]);
+			au_report_diff_json(sink.f, &cmp, o.files[0], o.files[1]);
 		else if (o.format == FORMAT_SARIF)
-			report_diff_sarif(sink.f, &cmp, o.files[0], o.files[1]);
+			au_report_diff_sarif(sink.f, &cmp, o.files[0], o.files[1]);
 		else if (o.format == FORMAT_JUNIT)
-			report_diff_junit(sink.f, &cmp, &models[0], &models[1], o.files[0], o.files[1]);
+			au_report_diff_junit(sink.f, &cmp, &models[0], &models[1], o.files[0], o.files[1]);
 		else
-			report_diff_text(sink.f, &cmp, o.files[0], o.files[1]);
+			au_report_diff_text(sink.f, &cmp, o.files[0], o.files[1]);
 		rc = cmp.incompatible ? EXIT_INCOMPATIBLE : EXIT_COMPATIBLE;
-		comparison_deinit(&cmp);
+		au_comparison_deinit(&cmp);
 	} else {
 		if (o.format == FORMAT_JSON)
-			report_dump_json(sink.f, &models[0]);
+			au_report_dump_json(sink.f, &models[0]);
 		else
-			report_dump_text(sink.f, &models[0]);
+			au_report_dump_text(sink.f, &models[0]);
 		rc = EXIT_COMPATIBLE;
 	}
 	int src = sink_close(&o, &sink);
@@ -459,7 +480,7 @@ int main(int argc, char **argv)
 		rc = src;
 out:
 	for (int i = 0; i < loaded; i++)
-		layout_model_deinit(&models[i]);
+		au_layout_model_deinit(&models[i]);
 out_headers:
 	for (int i = 0; i < o.nheaders; i++)
 		free(o.header_real[i]);

@@ -5,38 +5,51 @@
 
 #include "model.h"
 
-void layout_model_init(struct layout_model *m, const char *path)
+void au_layout_model_init(struct layout_model *m, const char *path)
 {
 	memset(m, 0, sizeof(*m));
-	arena_init(&m->arena);
-	strmap_init(&m->by_name);
-	m->path = arena_strdup(&m->arena, path);
+	au_arena_init(&m->arena);
+	au_strmap_init(&m->by_name);
+	m->path = au_arena_strdup(&m->arena, path);
 }
 
-void layout_model_deinit(struct layout_model *m)
+void au_layout_model_deinit(struct layout_model *m)
 {
 	free(m->types);
-	strmap_deinit(&m->by_name);
-	arena_deinit(&m->arena);
+	au_strmap_deinit(&m->by_name);
+	au_arena_deinit(&m->arena);
 }
 
-bool layout_model_add(struct layout_model *m, struct layout_type *t)
+void au_layout_model_append(struct layout_model *m, struct layout_type *t)
 {
-	if (strmap_get(&m->by_name, t->name))
-		return false;
 	if (m->ntypes == m->capacity) {
 		size_t cap = m->capacity ? 2 * m->capacity : 256;
-		m->types = xrealloc(m->types, cap * sizeof(*m->types));
+		m->types = au_xrealloc(m->types, cap * sizeof(*m->types));
 		m->capacity = cap;
 	}
 	m->types[m->ntypes++] = t;
-	strmap_put(&m->by_name, t->name, t);
+}
+
+bool au_layout_model_add(struct layout_model *m, struct layout_type *t)
+{
+	if (au_strmap_get(&m->by_name, t->name))
+		return false;
+	au_layout_model_append(m, t);
+	au_strmap_put(&m->by_name, t->name, t);
 	return true;
 }
 
-struct layout_type *layout_model_find(const struct layout_model *m, const char *name)
+void au_layout_model_reindex(struct layout_model *m)
 {
-	return strmap_get(&m->by_name, name);
+	au_strmap_deinit(&m->by_name);
+	au_strmap_init(&m->by_name);
+	for (size_t i = 0; i < m->ntypes; i++)
+		au_strmap_put(&m->by_name, m->types[i]->name, m->types[i]);
+}
+
+struct layout_type *au_layout_model_find(const struct layout_model *m, const char *name)
+{
+	return au_strmap_get(&m->by_name, name);
 }
 
 static int cmp_type(const void *a, const void *b)
@@ -46,27 +59,27 @@ static int cmp_type(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-void layout_model_sort(struct layout_model *m)
+void au_layout_model_sort(struct layout_model *m)
 {
 	if (m->ntypes)
 		qsort(m->types, m->ntypes, sizeof(*m->types), cmp_type);
 }
 
-void layout_model_filter(struct layout_model *m, bool (*keep)(const struct layout_type *, void *), void *arg)
+void au_layout_model_filter(struct layout_model *m, bool (*keep)(const struct layout_type *, void *), void *arg)
 {
 	size_t n = 0;
-	strmap_deinit(&m->by_name);
-	strmap_init(&m->by_name);
+	au_strmap_deinit(&m->by_name);
+	au_strmap_init(&m->by_name);
 	for (size_t i = 0; i < m->ntypes; i++) {
 		if (keep(m->types[i], arg)) {
 			m->types[n++] = m->types[i];
-			strmap_put(&m->by_name, m->types[i]->name, m->types[i]);
+			au_strmap_put(&m->by_name, m->types[i]->name, m->types[i]);
 		}
 	}
 	m->ntypes = n;
 }
 
-const char *layout_kind_name(enum layout_kind kind)
+const char *au_layout_kind_name(enum layout_kind kind)
 {
 	switch (kind) {
 	case LAYOUT_STRUCT: return "struct";
@@ -95,7 +108,7 @@ static void flat_push(struct flat_buf *b, const struct layout_member *m, uint64_
 {
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 16;
-		b->v = xrealloc(b->v, b->cap * sizeof(*b->v));
+		b->v = au_xrealloc(b->v, b->cap * sizeof(*b->v));
 	}
 	b->v[b->n].member = m;
 	b->v[b->n].bit_offset = off;
@@ -119,11 +132,11 @@ static void flatten(const struct layout_type *t, uint64_t base, struct flat_buf 
 		if (m->name) {
 			if (is_empty_filler(m))
 				continue;
-			const char *name = paths && *prefix ? arena_printf(paths, "%s%s", prefix, m->name) : m->name;
+			const char *name = paths && *prefix ? au_arena_printf(paths, "%s%s", prefix, m->name) : m->name;
 			flat_push(b, m, base + m->bit_offset, name, union_depth, t);
 			if (paths && m->nested)
 				flatten(m->nested, base + m->bit_offset, b, depth + 1, paths,
-					arena_printf(paths, "%s.", name), union_depth);
+					au_arena_printf(paths, "%s.", name), union_depth);
 		} else if (m->anon) {
 			flatten(m->anon, base + m->bit_offset, b, depth + 1, paths, prefix, union_depth);
 		}
@@ -148,87 +161,45 @@ static size_t flatten_sorted(const struct layout_type *t, struct arena *paths, s
 	return b.n;
 }
 
-size_t layout_flatten(const struct layout_type *t, struct flat_member **ret)
+size_t au_layout_flatten(const struct layout_type *t, struct flat_member **ret)
 {
 	return flatten_sorted(t, NULL, ret);
 }
 
-size_t layout_flatten_paths(const struct layout_type *t, struct arena *a, struct flat_member **ret)
+size_t au_layout_flatten_paths(const struct layout_type *t, struct arena *a, struct flat_member **ret)
 {
 	return flatten_sorted(t, a, ret);
 }
 
-const char *layout_base_key(struct arena *a, enum layout_base base, uint64_t bits, const char *name)
+size_t au_layout_gaps(const struct layout_type *t, uint64_t base, struct layout_gap **ret, uint64_t *padding_bits)
 {
-	static const char *const prefix[] = {
-		[BASE_BOOL] = "bool", [BASE_SIGNED] = "s", [BASE_UNSIGNED] = "u",
-		[BASE_FLOAT] = "f", [BASE_COMPLEX] = "cf", [BASE_UTF] = "utf", [BASE_CHAR] = "char",
-	};
-	if (base == BASE_OTHER)
-		return arena_printf(a, "base:%s:%" PRIu64, name ? name : "?", bits);
-	return arena_printf(a, "%s%" PRIu64, prefix[base], bits);
+	size_t n = 0;
+	uint64_t end = 0;
+	*padding_bits = 0;
+	if (t->kind != LAYOUT_STRUCT) {
+		*ret = NULL;
+		return 0;
+	}
+	/* At most one hole before each member. */
+	struct layout_gap *v = au_xmalloc((t->nmembers ? t->nmembers : 1) * sizeof(*v));
+	for (size_t i = 0; i < t->nmembers; i++) {
+		const struct layout_member *m = &t->members[i];
+		uint64_t bits = m->anon ? 8 * m->anon->size : au_member_bits(m);
+		if (m->bit_offset > end) {
+			v[n].bit_offset = base + end;
+			v[n].bit_size = m->bit_offset - end;
+			n++;
+		}
+		if (m->bit_offset + bits > end)
+			end = m->bit_offset + bits;
+	}
+	if (8 * t->size > end)
+		*padding_bits = 8 * t->size - end;
+	*ret = v;
+	return n;
 }
 
-/* The canonical key of an anonymous aggregate is its shape as C code sees
- * it: the names reachable in it, at their offsets, with their types, and its
- * size. Nesting is left out (6.12's __DECLARE_FLEX_ARRAY is a struct holding
- * an empty struct and T x[] in C, and T x[0] in C++: the same names at the
- * same places), so two anonymous types are equal exactly when every access
- * through them is. */
-const char *layout_anon_key(struct arena *a, const struct layout_type *t)
-{
-	size_t cap = 128, len = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		return layout_kind_name(t->kind);
-	len = (size_t)snprintf(buf, cap, "%s{", layout_kind_name(t->kind));
-	struct flat_member *flat = NULL;
-	size_t n = t->kind == LAYOUT_ENUM ? t->nenumerators : layout_flatten(t, &flat);
-	for (size_t i = 0; i < n; i++) {
-		char item[512];
-		int k;
-		const char *mk = "";
-		if (t->kind == LAYOUT_ENUM) {
-			k = snprintf(item, sizeof(item), "%s=%" PRId64 ";", t->enumerators[i].name,
-				     t->enumerators[i].value);
-		} else {
-			const struct layout_member *m = flat[i].member;
-			k = snprintf(item, sizeof(item), "%s@%" PRIu64 ":%" PRIu64 ":", m->name, flat[i].bit_offset,
-				     member_bits(m));
-			mk = m->type_key;
-		}
-		if (k < 0)
-			continue;
-		size_t need = len + (size_t)k + strlen(mk) + 4;
-		if (need > cap) {
-			cap = need * 2;
-			char *nb = realloc(buf, cap);
-			if (!nb)
-				break;
-			buf = nb;
-		}
-		len += (size_t)sprintf(buf + len, "%s%s%s", item, mk, t->kind == LAYOUT_ENUM ? "" : ";");
-	}
-	free(flat);
-	/* Keys nest: an anonymous type shared by many members (BTF
-	 * deduplicates them) would grow exponentially with depth. A long key is
-	 * replaced by a hash of itself, which compares just as well. */
-	const char *res;
-	if (len > 256) {
-		uint64_t h = 1469598103934665603ULL;
-		for (size_t i = 0; i < len; i++) {
-			h ^= (unsigned char)buf[i];
-			h *= 1099511628211ULL;
-		}
-		res = arena_printf(a, "%s{#%016" PRIx64 "}%" PRIu64, layout_kind_name(t->kind), h, t->size);
-	} else {
-		res = arena_printf(a, "%s}%" PRIu64, buf, t->size);
-	}
-	free(buf);
-	return res;
-}
-
-size_t layout_count_flat(const struct layout_type *t)
+size_t au_layout_count_flat(const struct layout_type *t)
 {
 	size_t n = t->nmembers;
 	for (size_t i = 0; i < t->nmembers; i++) {

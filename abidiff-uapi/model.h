@@ -67,6 +67,9 @@ struct layout_type {
 	 * its enumerators are named constants, paired by name across the whole
 	 * object rather than by the enum's name. */
 	bool anonymous;
+	/* The name is a typedef's (typedef struct {...} NAME, or "*NAME" for
+	 * typedef struct {...} *NAME), not a tag: set by the readers. */
+	bool is_typedef;
 	/* Other definitions of this name in the same object with another layout
 	 * (two units of one library disagree: an ODR violation), each read in
 	 * full. The model's type is the definition whose layout sorts first, so
@@ -89,7 +92,7 @@ struct layout_type {
 
 enum { LAYOUT_MAX_FLAT = 1 << 20 };
 /* nflat of t from its members' (anonymous members' nflat already set). */
-size_t layout_count_flat(const struct layout_type *t);
+size_t au_layout_count_flat(const struct layout_type *t);
 
 enum layout_lang { LANG_UNKNOWN, LANG_C, LANG_CXX, LANG_OTHER };
 
@@ -104,17 +107,21 @@ struct layout_model {
 	struct strmap by_name;        /* name -> struct layout_type * */
 };
 
-void layout_model_init(struct layout_model *m, const char *path);
-void layout_model_deinit(struct layout_model *m);
+void au_layout_model_init(struct layout_model *m, const char *path);
+void au_layout_model_deinit(struct layout_model *m);
 /* Adds a named type; returns false (and adds nothing) if the name is taken. */
-bool layout_model_add(struct layout_model *m, struct layout_type *t);
-struct layout_type *layout_model_find(const struct layout_model *m, const char *name);
+bool au_layout_model_add(struct layout_model *m, struct layout_type *t);
+/* Appends t to types without indexing its name (a reader renaming types
+ * rebuilds the index with au_layout_model_reindex). */
+void au_layout_model_append(struct layout_model *m, struct layout_type *t);
+void au_layout_model_reindex(struct layout_model *m);
+struct layout_type *au_layout_model_find(const struct layout_model *m, const char *name);
 /* Sorts types by name, for stable output whatever the reader's order. */
-void layout_model_sort(struct layout_model *m);
+void au_layout_model_sort(struct layout_model *m);
 /* Keeps only the types for which keep() is true. */
-void layout_model_filter(struct layout_model *m, bool (*keep)(const struct layout_type *, void *), void *arg);
+void au_layout_model_filter(struct layout_model *m, bool (*keep)(const struct layout_type *, void *), void *arg);
 
-const char *layout_kind_name(enum layout_kind kind);
+const char *au_layout_kind_name(enum layout_kind kind);
 
 /* A member reached by name, as C allows through anonymous members, with its
  * offset from the start of the outer type. */
@@ -137,22 +144,23 @@ struct flat_member {
 /* Every named member of t reachable by name, in offset order; zero-size
  * members that are not flexible arrays (the __DECLARE_FLEX_ARRAY filler)
  * carry no data and are left out. Returns the count; *ret is malloc'd (caller frees). */
-size_t layout_flatten(const struct layout_type *t, struct flat_member **ret);
+size_t au_layout_flatten(const struct layout_type *t, struct flat_member **ret);
 /* The same, and also through named members of anonymous type: "u" and then
  * "u.p.x" (paths allocated in a). */
-size_t layout_flatten_paths(const struct layout_type *t, struct arena *a, struct flat_member **ret);
+size_t au_layout_flatten_paths(const struct layout_type *t, struct arena *a, struct flat_member **ret);
 
-/* Canonical keys, shared by every reader so that DWARF and BTF agree. */
-/* BASE_CHAR is plain char: a type of its own, whose signedness the ABI or
- * -funsigned-char decides (Linux builds with it since 6.2), unlike signed
- * char and unsigned char. */
-enum layout_base { BASE_BOOL, BASE_SIGNED, BASE_UNSIGNED, BASE_FLOAT, BASE_COMPLEX, BASE_UTF, BASE_CHAR, BASE_OTHER };
-const char *layout_base_key(struct arena *a, enum layout_base base, uint64_t bits, const char *name);
-/* The key of an anonymous aggregate: its kind, members and size. */
-const char *layout_anon_key(struct arena *a, const struct layout_type *t);
+/* A hole or padding in a struct's layout, as both reporters show it. */
+struct layout_gap {
+	uint64_t bit_offset;   /* absolute */
+	uint64_t bit_size;
+};
+/* The holes between the members of a struct (not a union) at one level,
+ * starting at base bits; returns the count, *ret malloc'd. Trailing padding
+ * goes in *padding_bits. */
+size_t au_layout_gaps(const struct layout_type *t, uint64_t base, struct layout_gap **ret, uint64_t *padding_bits);
 
 /* The bit size a member occupies. */
-static inline uint64_t member_bits(const struct layout_member *m)
+static inline uint64_t au_member_bits(const struct layout_member *m)
 {
 	return m->is_bitfield ? m->bit_size : 8 * m->size;
 }

@@ -8,34 +8,24 @@
 #include "compare.h"
 #include "model.h"
 
-void report_dump_text(FILE *out, const struct layout_model *m);
-void report_dump_json(FILE *out, const struct layout_model *m);
-void report_diff_text(FILE *out, const struct comparison *c, const char *old_path, const char *new_path);
-void report_diff_json(FILE *out, const struct comparison *c, const char *old_path, const char *new_path);
+void au_report_dump_text(FILE *out, const struct layout_model *m);
+void au_report_dump_json(FILE *out, const struct layout_model *m);
+void au_report_diff_text(FILE *out, const struct comparison *c, const char *old_path, const char *new_path);
+void au_report_diff_json(FILE *out, const struct comparison *c, const char *old_path, const char *new_path);
 
 /* SARIF 2.1.0 (one result per type that differs) and JUnit XML (one
  * testcase per compared type, a failure for each that fails the verdict),
  * for CI dashboards. File locations are relative to --headers. */
-void report_diff_sarif(FILE *out, const struct comparison *c, const char *old_path, const char *new_path);
-void report_diff_junit(FILE *out, const struct comparison *c, const struct layout_model *old_model,
+void au_report_diff_sarif(FILE *out, const struct comparison *c, const char *old_path, const char *new_path);
+void au_report_diff_junit(FILE *out, const struct comparison *c, const struct layout_model *old_model,
 		       const struct layout_model *new_model, const char *old_path, const char *new_path);
 
 /* Pieces the reporters share: one change in words (no newline), and a
  * JSON string literal (names from a corrupt file may hold any byte). */
-void report_change_text(FILE *out, const struct change *ch);
-void report_json_string(FILE *out, const char *s);
+void au_report_change_text(FILE *out, const struct change *ch);
+void au_report_json_string(FILE *out, const char *s);
 
 /* One type's layout as dump's text shows it; malloc'd (caller frees). */
-char *report_type_text(const struct layout_type *t);
-
-/* Shared by both reporters: a hole or padding in a struct's layout. */
-struct layout_gap {
-	uint64_t bit_offset;   /* absolute */
-	uint64_t bit_size;
-};
-/* The holes between the members of a struct (not a union) at one level,
- * starting at base bits; returns the count, *ret malloc'd. Trailing padding
- * goes in *padding_bits. */
-size_t layout_gaps(const struct layout_type *t, uint64_t base, struct layout_gap **ret, uint64_t *padding_bits);
+char *au_report_type_text(const struct layout_type *t);
 
 #endif

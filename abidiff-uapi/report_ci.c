@@ -38,13 +38,13 @@ static char *finding_text(const struct type_finding *f)
 	FILE *m = open_memstream(&buf, &len);
 	if (!m)
 		au_out_of_memory();
-	fprintf(m, "%s: %s, %s", f->name, finding_status_name(f->status), au_severity_name(f->severity));
+	fprintf(m, "%s: %s, %s", f->name, au_finding_status_name(f->status), au_severity_name(f->severity));
 	if (f->old_type && f->new_type && f->old_type->size != f->new_type->size)
 		fprintf(m, ", size %llu -> %llu", (unsigned long long)f->old_type->size,
 			(unsigned long long)f->new_type->size);
 	for (size_t i = 0; i < f->nchanges; i++) {
 		fprintf(m, "\n%s: ", au_severity_name(f->changes[i].severity));
-		report_change_text(m, &f->changes[i]);
+		au_report_change_text(m, &f->changes[i]);
 	}
 	if (fclose(m) != 0)
 		au_out_of_memory();
@@ -56,21 +56,21 @@ static const struct layout_type *located(const struct type_finding *f)
 	return f->new_type ? f->new_type : f->old_type;
 }
 
-void report_diff_sarif(FILE *out, const struct comparison *c, const char *old_path, const char *new_path)
+void au_report_diff_sarif(FILE *out, const struct comparison *c, const char *old_path, const char *new_path)
 {
 	fputs("{\"version\":\"2.1.0\",\"runs\":[{\"tool\":{\"driver\":{\"name\":\"abidiff-uapi\",\"version\":\"" AU_VERSION
 	      "\",\"rules\":[",
 	      out);
 	for (int i = 0; i < REASON_COUNT; i++) {
 		fprintf(out, "%s{\"id\":\"%s\",\"shortDescription\":{\"text\":", i ? "," : "", au_conventions[i].name);
-		report_json_string(out, au_conventions[i].meaning);
+		au_report_json_string(out, au_conventions[i].meaning);
 		fprintf(out, "},\"defaultConfiguration\":{\"level\":\"%s\"},\"properties\":{\"severity\":\"%s\"}}",
 			sarif_level(au_conventions[i].severity), au_severity_name(au_conventions[i].severity));
 	}
 	fputs("]}},\"invocations\":[{\"executionSuccessful\":true,\"arguments\":[\"diff\",", out);
-	report_json_string(out, old_path);
+	au_report_json_string(out, old_path);
 	fputc(',', out);
-	report_json_string(out, new_path);
+	au_report_json_string(out, new_path);
 	fprintf(out, "]}],\"properties\":{\"verdict\":\"%s\",\"fail_on\":\"%s\",\"strict\":%s},\"results\":[",
 		c->incompatible ? "incompatible" : "compatible", au_severity_name(c->fail_on), c->strict ? "true" : "false");
 	for (size_t i = 0; i < c->nfindings; i++) {
@@ -80,23 +80,23 @@ void report_diff_sarif(FILE *out, const struct comparison *c, const char *old_pa
 		char *text = finding_text(f);
 		fprintf(out, "%s\n{\"ruleId\":\"%s\",\"ruleIndex\":%d,\"level\":\"%s\",\"message\":{\"text\":", i ? "," : "",
 			au_conventions[r].name, (int)r, sarif_level(f->severity));
-		report_json_string(out, text);
+		au_report_json_string(out, text);
 		free(text);
 		fputs("},\"locations\":[{", out);
 		if (t->file) {
 			fputs("\"physicalLocation\":{\"artifactLocation\":{\"uri\":", out);
-			report_json_string(out, t->file);
+			au_report_json_string(out, t->file);
 			fputc('}', out);
 			if (t->line)
 				fprintf(out, ",\"region\":{\"startLine\":%u}", t->line);
 			fputs("},", out);
 		}
 		fputs("\"logicalLocations\":[{\"fullyQualifiedName\":", out);
-		report_json_string(out, f->name);
+		au_report_json_string(out, f->name);
 		fputs(",\"kind\":\"type\"}]}],\"partialFingerprints\":{\"abidiffUapiType/v1\":", out);
-		report_json_string(out, f->name);
+		au_report_json_string(out, f->name);
 		fprintf(out, "},\"properties\":{\"severity\":\"%s\",\"status\":\"%s\",\"reasons\":[", au_severity_name(f->severity),
-			finding_status_name(f->status));
+			au_finding_status_name(f->status));
 		for (int k = 0, n = 0; k < REASON_COUNT; k++)
 			if (f->reasons >> k & 1)
 				fprintf(out, "%s\"%s\"", n++ ? "," : "", au_conventions[k].name);
@@ -177,17 +177,17 @@ static void testcase(FILE *out, const struct comparison *c, const char *name, co
  * one-sided ones out. */
 static bool compared(const struct comparison *c, const struct layout_type *t, const struct layout_model *other)
 {
-	return layout_model_find(other, t->name) || finding_of(c, t->name) || (t->anonymous && !c->common_only);
+	return au_layout_model_find(other, t->name) || finding_of(c, t->name) || (t->anonymous && !c->common_only);
 }
 
-void report_diff_junit(FILE *out, const struct comparison *c, const struct layout_model *old_model,
+void au_report_diff_junit(FILE *out, const struct comparison *c, const struct layout_model *old_model,
 		       const struct layout_model *new_model, const char *old_path, const char *new_path)
 {
 	size_t tests = 0, failures = 0;
 	for (size_t i = 0; i < old_model->ntypes; i++)
 		tests += compared(c, old_model->types[i], new_model);
 	for (size_t i = 0; i < new_model->ntypes; i++)
-		tests += !layout_model_find(old_model, new_model->types[i]->name) && finding_of(c, new_model->types[i]->name);
+		tests += !au_layout_model_find(old_model, new_model->types[i]->name) && finding_of(c, new_model->types[i]->name);
 	for (size_t i = 0; i < c->nfindings; i++)
 		failures += c->findings[i]->severity >= c->fail_on;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"abidiff-uapi diff ", out);
@@ -197,13 +197,13 @@ void report_diff_junit(FILE *out, const struct comparison *c, const struct layou
 	fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n", tests, failures);
 	for (size_t i = 0; i < old_model->ntypes; i++) {
 		const struct layout_type *t = old_model->types[i];
-		const struct layout_type *n = layout_model_find(new_model, t->name);
+		const struct layout_type *n = au_layout_model_find(new_model, t->name);
 		if (compared(c, t, new_model))
 			testcase(out, c, t->name, n ? n : t, finding_of(c, t->name));
 	}
 	for (size_t i = 0; i < new_model->ntypes; i++) {
 		const struct layout_type *t = new_model->types[i];
-		if (!layout_model_find(old_model, t->name) && finding_of(c, t->name))
+		if (!au_layout_model_find(old_model, t->name) && finding_of(c, t->name))
 			testcase(out, c, t->name, t, finding_of(c, t->name));
 	}
 	fputs("</testsuite>\n</testsuites>\n", out);

@@ -11,7 +11,7 @@
 #define AU_VERSION "0.0.0"
 #endif
 
-void report_json_string(FILE *out, const char *s)
+void au_report_json_string(FILE *out, const char *s)
 {
 	if (!s) {
 		fputs("null", out);
@@ -37,7 +37,7 @@ void report_json_string(FILE *out, const char *s)
 static void member_json(FILE *out, const struct layout_member *m, const char *name, uint64_t bit_offset)
 {
 	fputs("{\"name\":", out);
-	report_json_string(out, name);
+	au_report_json_string(out, name);
 	fprintf(out, ",\"offset\":%" PRIu64 ",\"bit_offset\":%" PRIu64 ",\"size\":%" PRIu64, bit_offset / 8,
 		bit_offset, m->size);
 	if (m->is_bitfield)
@@ -45,9 +45,9 @@ static void member_json(FILE *out, const struct layout_member *m, const char *na
 	if (m->flexible)
 		fputs(",\"flexible\":true", out);
 	fputs(",\"type\":", out);
-	report_json_string(out, m->type_name);
+	au_report_json_string(out, m->type_name);
 	fputs(",\"key\":", out);
-	report_json_string(out, m->type_key);
+	au_report_json_string(out, m->type_key);
 }
 
 static void members_json(FILE *out, const struct layout_type *t, uint64_t base)
@@ -60,7 +60,7 @@ static void members_json(FILE *out, const struct layout_type *t, uint64_t base)
 		member_json(out, m, m->name, base + m->bit_offset);
 		if (m->anon) {
 			fputs(",\"kind\":", out);
-			report_json_string(out, layout_kind_name(m->anon->kind));
+			au_report_json_string(out, au_layout_kind_name(m->anon->kind));
 			fputs(",\"members\":", out);
 			members_json(out, m->anon, base + m->bit_offset);
 		}
@@ -72,17 +72,17 @@ static void members_json(FILE *out, const struct layout_type *t, uint64_t base)
 static void type_json(FILE *out, const struct layout_type *t)
 {
 	fputs("{\"name\":", out);
-	report_json_string(out, t->name);
+	au_report_json_string(out, t->name);
 	fputs(",\"kind\":", out);
-	report_json_string(out, layout_kind_name(t->kind));
+	au_report_json_string(out, au_layout_kind_name(t->kind));
 	if (t->anonymous)
 		fputs(",\"anonymous\":true", out);
 	if (t->scope) {
 		fputs(",\"scope\":", out);
-		report_json_string(out, t->scope);
+		au_report_json_string(out, t->scope);
 	}
 	fputs(",\"file\":", out);
-	report_json_string(out, t->file);
+	au_report_json_string(out, t->file);
 	fprintf(out, ",\"line\":%u,\"size\":%" PRIu64, t->line, t->size);
 	if (t->align)
 		fprintf(out, ",\"align\":%" PRIu64, t->align);
@@ -91,7 +91,7 @@ static void type_json(FILE *out, const struct layout_type *t)
 		for (size_t i = 0; i < t->nenumerators; i++) {
 			const struct layout_enumerator *e = &t->enumerators[i];
 			fprintf(out, "%s{\"name\":", i ? "," : "");
-			report_json_string(out, e->name);
+			au_report_json_string(out, e->name);
 			if (e->is_unsigned)
 				fprintf(out, ",\"value\":%" PRIu64 "}", (uint64_t)e->value);
 			else
@@ -104,7 +104,7 @@ static void type_json(FILE *out, const struct layout_type *t)
 	members_json(out, t, 0);
 	struct layout_gap *gaps;
 	uint64_t padding;
-	size_t n = layout_gaps(t, 0, &gaps, &padding);
+	size_t n = au_layout_gaps(t, 0, &gaps, &padding);
 	fputs(",\"holes\":[", out);
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "%s{\"bit_offset\":%" PRIu64 ",\"bit_size\":%" PRIu64 "}", i ? "," : "",
@@ -113,10 +113,10 @@ static void type_json(FILE *out, const struct layout_type *t)
 	fprintf(out, "],\"padding_bits\":%" PRIu64 "}", padding);
 }
 
-void report_dump_json(FILE *out, const struct layout_model *m)
+void au_report_dump_json(FILE *out, const struct layout_model *m)
 {
 	fputs("{\"tool\":\"abidiff-uapi\",\"version\":\"" AU_VERSION "\",\"file\":", out);
-	report_json_string(out, m->path);
+	au_report_json_string(out, m->path);
 	fputs(",\"types\":[", out);
 	for (size_t i = 0; i < m->ntypes; i++) {
 		/* Every definition of a name, also those units disagree on (ODR). */
@@ -148,7 +148,7 @@ static void reasons_json(FILE *out, reason_set r)
  * OLD and NEW side by side. */
 static void layout_lines_json(FILE *out, const char *key, const struct layout_type *t)
 {
-	char *text = report_type_text(t);
+	char *text = au_report_type_text(t);
 	fprintf(out, ",\"%s\":[", key);
 	int k = 0;
 	for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
@@ -158,7 +158,7 @@ static void layout_lines_json(FILE *out, const char *key, const struct layout_ty
 		if (!*line && !nl)
 			break;
 		fputs(k++ ? "," : "", out);
-		report_json_string(out, line);
+		au_report_json_string(out, line);
 		if (!nl)
 			break;
 	}
@@ -189,8 +189,8 @@ static void change_json(FILE *out, const struct change *ch)
 	reasons_json(out, ch->reasons);
 	switch (ch->kind) {
 	case CHANGE_KIND:
-		fprintf(out, ",\"old\":\"%s\",\"new\":\"%s\"", layout_kind_name(ch->old_value),
-			layout_kind_name(ch->new_value));
+		fprintf(out, ",\"old\":\"%s\",\"new\":\"%s\"", au_layout_kind_name(ch->old_value),
+			au_layout_kind_name(ch->new_value));
 		break;
 	case CHANGE_SIZE:
 	case CHANGE_ALIGNMENT:
@@ -202,7 +202,7 @@ static void change_json(FILE *out, const struct change *ch)
 	case CHANGE_ENUMERATOR_ADDED: {
 		const struct layout_enumerator *e = ch->old_enum ? ch->old_enum : ch->new_enum;
 		fputs(",\"enumerator\":", out);
-		report_json_string(out, e->name);
+		au_report_json_string(out, e->name);
 		if (ch->old_enum)
 			fprintf(out, ",\"old\":%" PRId64, ch->old_enum->value);
 		if (ch->new_enum)
@@ -212,7 +212,7 @@ static void change_json(FILE *out, const struct change *ch)
 	default: {
 		const char *name = ch->old_member.member ? ch->old_member.name : ch->new_member.name;
 		fputs(",\"member\":", out);
-		report_json_string(out, name);
+		au_report_json_string(out, name);
 		if (ch->kind == CHANGE_MEMBER) {
 			static const char *const what[] = { "offset", "bit_size", "size", "type" };
 			fputs(",\"what\":[", out);
@@ -225,7 +225,7 @@ static void change_json(FILE *out, const struct change *ch)
 		if (ch->other) {
 			fputs(ch->kind == CHANGE_EMBEDDED ? ",\"type\":"
 			      : ch->kind == CHANGE_MEMBER_ADDED ? ",\"overlaps\":" : ",\"alias_of\":", out);
-			report_json_string(out, ch->other);
+			au_report_json_string(out, ch->other);
 		}
 		if (ch->old_member.member) {
 			fputs(",\"old\":", out);
@@ -240,20 +240,20 @@ static void change_json(FILE *out, const struct change *ch)
 	fputc('}', out);
 }
 
-void report_diff_json(FILE *out, const struct comparison *c, const char *old_path, const char *new_path)
+void au_report_diff_json(FILE *out, const struct comparison *c, const char *old_path, const char *new_path)
 {
 	fputs("{\"tool\":\"abidiff-uapi\",\"version\":\"" AU_VERSION "\",\"old\":", out);
-	report_json_string(out, old_path);
+	au_report_json_string(out, old_path);
 	fputs(",\"new\":", out);
-	report_json_string(out, new_path);
+	au_report_json_string(out, new_path);
 	fprintf(out, ",\"verdict\":\"%s\",\"fail_on\":\"%s\",\"strict\":%s",
 		c->incompatible ? "incompatible" : "compatible", au_severity_name(c->fail_on),
 		c->strict ? "true" : "false");
 	if (c->compat)
-		compat_json_summary(out, c);
+		au_compat_json_summary(out, c);
 	fprintf(out, ",\"counts\":{\"old_types\":%zu,\"new_types\":%zu", c->old_types, c->new_types);
 	for (int s = 0; s < STATUS_COUNT; s++)
-		fprintf(out, ",\"%s\":%zu", finding_status_name(s), c->counts[s]);
+		fprintf(out, ",\"%s\":%zu", au_finding_status_name(s), c->counts[s]);
 	fputs("},\"severities\":{", out);
 	for (int s = SEVERITY_SAFE, k = 0; s < SEVERITY_COUNT; s++)
 		fprintf(out, "%s\"%s\":%zu", k++ ? "," : "", au_severity_name(s), c->severities[s]);
@@ -267,14 +267,14 @@ void report_diff_json(FILE *out, const struct comparison *c, const char *old_pat
 		const struct layout_type *t = f->new_type ? f->new_type : f->old_type;
 		fputs(i ? ",\n" : "\n", out);
 		fputs("{\"name\":", out);
-		report_json_string(out, f->name);
+		au_report_json_string(out, f->name);
 		fprintf(out, ",\"kind\":\"%s\",\"status\":\"%s\",\"severity\":\"%s\",\"reasons\":",
-			layout_kind_name(t->kind), finding_status_name(f->status), au_severity_name(f->severity));
+			au_layout_kind_name(t->kind), au_finding_status_name(f->status), au_severity_name(f->severity));
 		reasons_json(out, f->reasons);
 		if (t->anonymous)
 			fputs(",\"anonymous\":true", out);
 		fputs(",\"file\":", out);
-		report_json_string(out, t->file);
+		au_report_json_string(out, t->file);
 		fprintf(out, ",\"line\":%u", t->line);
 		if (f->old_type)
 			fprintf(out, ",\"old_size\":%" PRIu64, f->old_type->size);
@@ -285,7 +285,7 @@ void report_diff_json(FILE *out, const struct comparison *c, const char *old_pat
 			layout_lines_json(out, "new_layout", f->new_type);
 		}
 		if (c->compat)
-			compat_json_causes(out, f);
+			au_compat_json_causes(out, f);
 		fputs(",\"changes\":[", out);
 		for (size_t j = 0; j < f->nchanges; j++) {
 			if (j)

@@ -7,37 +7,7 @@
 
 #include "compat.h"
 #include "report.h"
-
-size_t layout_gaps(const struct layout_type *t, uint64_t base, struct layout_gap **ret, uint64_t *padding_bits)
-{
-	struct layout_gap *v = NULL;
-	size_t n = 0;
-	uint64_t end = 0;
-	*padding_bits = 0;
-	if (t->kind != LAYOUT_STRUCT) {
-		*ret = NULL;
-		return 0;
-	}
-	for (size_t i = 0; i < t->nmembers; i++) {
-		const struct layout_member *m = &t->members[i];
-		uint64_t bits = m->anon ? 8 * m->anon->size : member_bits(m);
-		if (m->bit_offset > end) {
-			struct layout_gap *nv = realloc(v, (n + 1) * sizeof(*v));
-			if (!nv)
-				break;
-			v = nv;
-			v[n].bit_offset = base + end;
-			v[n].bit_size = m->bit_offset - end;
-			n++;
-		}
-		if (m->bit_offset + bits > end)
-			end = m->bit_offset + bits;
-	}
-	if (8 * t->size > end)
-		*padding_bits = 8 * t->size - end;
-	*ret = v;
-	return n;
-}
+#include "strbuf.h"
 
 static void gap_text(FILE *out, int indent, const char *what, uint64_t bits)
 {
@@ -49,7 +19,7 @@ static void gap_text(FILE *out, int indent, const char *what, uint64_t bits)
 }
 
 /* "char name[16]" rather than "char[16] name", as the header spells it. */
-static void declarator(char *buf, size_t n, const struct layout_member *m, int depth)
+static void declarator(struct strbuf *b, const struct layout_member *m, int depth)
 {
 	const char *t = m->type_name, *dims = strchr(t, '[');
 	const char *name = m->name ? m->name : "";
@@ -57,15 +27,12 @@ static void declarator(char *buf, size_t n, const struct layout_member *m, int d
 	if (w < 8)
 		w = 8;
 	if (dims)
-		snprintf(buf, n, "%-*.*s %s%s", w, (int)(dims - t), t, name, dims);
+		au_strbuf_printf(b, "%-*.*s %s%s", w, (int)(dims - t), t, name, dims);
 	else
-		snprintf(buf, n, "%-*s %s", w, t, name);
-	if (m->is_bitfield) {
-		size_t len = strlen(buf);
-		snprintf(buf + len, n - len, ":%" PRIu64, m->bit_size);
-	}
-	size_t len = strlen(buf);
-	snprintf(buf + len, n - len, ";");
+		au_strbuf_printf(b, "%-*s %s", w, t, name);
+	if (m->is_bitfield)
+		au_strbuf_printf(b, ":%" PRIu64, m->bit_size);
+	au_strbuf_putc(b, ';');
 }
 
 static void tabs(FILE *out, int n)
@@ -78,7 +45,7 @@ static void members_text(FILE *out, const struct layout_type *t, uint64_t base, 
 {
 	struct layout_gap *gaps;
 	uint64_t padding;
-	size_t ngaps = layout_gaps(t, base, &gaps, &padding);
+	size_t ngaps = au_layout_gaps(t, base, &gaps, &padding);
 	size_t g = 0;
 	int width = 48 - 8 * (depth - 1);   /* comments line up as pahole's do */
 	if (width < 24)
@@ -92,19 +59,21 @@ static void members_text(FILE *out, const struct layout_type *t, uint64_t base, 
 		}
 		tabs(out, depth);
 		if (m->anon) {
-			fprintf(out, "%s {\n", layout_kind_name(m->anon->kind));
+			fprintf(out, "%s {\n", au_layout_kind_name(m->anon->kind));
 			members_text(out, m->anon, off, depth + 1);
 			tabs(out, depth);
 			fprintf(out, "%-*s /* %5" PRIu64 " %5" PRIu64 " */\n", width, "};", off / 8, m->anon->size);
 			continue;
 		}
-		char decl[512];
-		declarator(decl, sizeof(decl), m, depth);
+		struct strbuf b = STRBUF_INIT;
+		declarator(&b, m, depth);
+		const char *decl = au_strbuf_str(&b);
 		if (m->is_bitfield)
 			fprintf(out, "%-*s /* %5" PRIu64 ":%2" PRIu64 " %3" PRIu64 " */\n", width, decl, off / 8, off % 8,
 				m->size);
 		else
 			fprintf(out, "%-*s /* %5" PRIu64 " %5" PRIu64 " */\n", width, decl, off / 8, m->size);
+		au_strbuf_release(&b);
 	}
 	if (padding && depth > 1) {
 		tabs(out, depth);
@@ -118,10 +87,9 @@ static void type_text(FILE *out, const struct layout_type *t)
 	if (t->file)
 		fprintf(out, "/* %s:%u */\n", t->file, t->line);
 	const char *name = t->name;
-	bool typedefd = strncmp(name, "struct ", 7) != 0 && strncmp(name, "union ", 6) != 0 &&
-			strncmp(name, "enum ", 5) != 0;
+	bool typedefd = t->is_typedef;
 	if (typedefd)
-		fprintf(out, "typedef %s {\n", layout_kind_name(t->kind));
+		fprintf(out, "typedef %s {\n", au_layout_kind_name(t->kind));
 	else if (t->anonymous)
 		fprintf(out, "enum { /* anonymous */\n");
 	else
@@ -140,7 +108,7 @@ static void type_text(FILE *out, const struct layout_type *t)
 	members_text(out, t, 0, 1);
 	struct layout_gap *gaps;
 	uint64_t padding, holes = 0;
-	size_t ngaps = layout_gaps(t, 0, &gaps, &padding);
+	size_t ngaps = au_layout_gaps(t, 0, &gaps, &padding);
 	for (size_t i = 0; i < ngaps; i++)
 		holes += gaps[i].bit_size;
 	free(gaps);
@@ -159,7 +127,7 @@ static void type_text(FILE *out, const struct layout_type *t)
 	fprintf(out, "}%s%s;\n\n", typedefd ? " " : "", typedefd ? name : "");
 }
 
-char *report_type_text(const struct layout_type *t)
+char *au_report_type_text(const struct layout_type *t)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -172,7 +140,7 @@ char *report_type_text(const struct layout_type *t)
 	return buf;
 }
 
-void report_dump_text(FILE *out, const struct layout_model *m)
+void au_report_dump_text(FILE *out, const struct layout_model *m)
 {
 	for (size_t i = 0; i < m->ntypes; i++) {
 		type_text(out, m->types[i]);
@@ -202,13 +170,13 @@ static void offset_text(char *buf, size_t n, uint64_t bits, bool bitwise)
 		snprintf(buf, n, "%" PRIu64, bits / 8);
 }
 
-void report_change_text(FILE *out, const struct change *ch)
+void au_report_change_text(FILE *out, const struct change *ch)
 {
 	char a[160], b[160];
 	const struct layout_member *om = ch->old_member.member, *nm = ch->new_member.member;
 	switch (ch->kind) {
 	case CHANGE_KIND:
-		fprintf(out, "kind: %s -> %s", layout_kind_name(ch->old_value), layout_kind_name(ch->new_value));
+		fprintf(out, "kind: %s -> %s", au_layout_kind_name(ch->old_value), au_layout_kind_name(ch->new_value));
 		break;
 	case CHANGE_SIZE:
 		fprintf(out, "size: %" PRIu64 " -> %" PRIu64 " bytes", ch->old_value, ch->new_value);
@@ -228,7 +196,7 @@ void report_change_text(FILE *out, const struct change *ch)
 			sep = ";";
 		}
 		if (ch->what & DIFF_BIT_SIZE) {
-			fprintf(out, "%s bit size %" PRIu64 " -> %" PRIu64, sep, member_bits(om), member_bits(nm));
+			fprintf(out, "%s bit size %" PRIu64 " -> %" PRIu64, sep, au_member_bits(om), au_member_bits(nm));
 			if (!(ch->what & DIFF_OFFSET)) {
 				offset_text(a, sizeof(a), ch->new_member.bit_offset, true);
 				fprintf(out, " at %s", a);
@@ -298,13 +266,13 @@ static void reasons_text(FILE *out, reason_set r)
 		}
 }
 
-void report_diff_text(FILE *out, const struct comparison *c, const char *old_path, const char *new_path)
+void au_report_diff_text(FILE *out, const struct comparison *c, const char *old_path, const char *new_path)
 {
 	fprintf(out, "abidiff-uapi: %s -> %s\n", old_path, new_path);
 	for (size_t i = 0; i < c->nfindings; i++) {
 		const struct type_finding *f = c->findings[i];
 		const struct layout_type *t = f->new_type ? f->new_type : f->old_type;
-		fprintf(out, "\n%s: %s", f->name, finding_status_name(f->status));
+		fprintf(out, "\n%s: %s", f->name, au_finding_status_name(f->status));
 		if (t->file)
 			fprintf(out, " (%s:%u)", t->file, t->line);
 		if (f->old_type && f->new_type && f->old_type->size == f->new_type->size)
@@ -320,13 +288,13 @@ void report_diff_text(FILE *out, const struct comparison *c, const char *old_pat
 		for (size_t j = 0; j < f->nchanges; j++) {
 			const struct change *ch = &f->changes[j];
 			fprintf(out, "  %-6s ", au_severity_name(ch->severity));
-			report_change_text(out, ch);
+			au_report_change_text(out, ch);
 			fputs(" [", out);
 			reasons_text(out, ch->reasons);
 			fputs("]\n", out);
 		}
 		if (c->compat)
-			compat_text_causes(out, f);
+			au_compat_text_causes(out, f);
 	}
 	size_t compared = c->counts[STATUS_UNCHANGED] + c->counts[STATUS_ALIASED] + c->counts[STATUS_EXTENDED] +
 			  c->counts[STATUS_RENAMED] + c->counts[STATUS_CHANGED];
@@ -338,7 +306,7 @@ void report_diff_text(FILE *out, const struct comparison *c, const char *old_pat
 	fprintf(out, "severities: %zu break, %zu review, %zu safe%s\n", c->severities[SEVERITY_BREAK],
 		c->severities[SEVERITY_REVIEW], c->severities[SEVERITY_SAFE], c->strict ? " (strict)" : "");
 	if (c->compat)
-		compat_text_summary(out, c);
+		au_compat_text_summary(out, c);
 	fprintf(out, "verdict: %s (fails on %s)\n", c->incompatible ? "incompatible" : "compatible",
 		au_severity_name(c->fail_on));
 }

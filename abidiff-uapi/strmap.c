@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "strmap.h"
+#include "xmem.h"
 
 static uint64_t hash_str(const char *s)
 {
@@ -24,27 +25,34 @@ static uint64_t hash_int(uint64_t x)
 	return x;
 }
 
-void strmap_init(struct strmap *m)
+void au_strmap_init(struct strmap *m)
 {
 	memset(m, 0, sizeof(*m));
 }
 
-void strmap_deinit(struct strmap *m)
+void au_strmap_deinit(struct strmap *m)
 {
 	free(m->slots);
 	memset(m, 0, sizeof(*m));
 }
 
-static struct strmap_slot *find(const struct strmap *m, const char *key, uint64_t ikey, uint64_t h)
+const char au_strmap_int_key[] = "";
+
+static struct strmap_slot *find(const struct strmap *m, const char *key, uint64_t k, uint64_t h)
 {
 	size_t mask = m->capacity - 1;
 	for (size_t i = h & mask;; i = (i + 1) & mask) {
 		struct strmap_slot *s = &m->slots[i];
-		if (!s->used)
+		if (!s->key)
 			return s;
-		if (s->hash == h && (key ? strcmp(s->key, key) == 0 : s->ikey == ikey))
+		if (s->k == k && (key == au_strmap_int_key || strcmp(s->key, key) == 0))
 			return s;
 	}
+}
+
+static uint64_t slot_hash(const struct strmap_slot *s)
+{
+	return s->key == au_strmap_int_key ? hash_int(s->k) : s->k;
 }
 
 static void grow(struct strmap *m)
@@ -52,56 +60,53 @@ static void grow(struct strmap *m)
 	size_t cap = m->capacity ? m->capacity * 2 : 64;
 	struct strmap_slot *old = m->slots;
 	size_t oldcap = m->capacity;
-	m->slots = calloc(cap, sizeof(*m->slots));
-	if (!m->slots) {
-		fputs("abidiff-uapi: out of memory\n", stderr);
-		exit(2);
-	}
+	m->slots = au_xcalloc(cap, sizeof(*m->slots));
 	m->capacity = cap;
 	for (size_t i = 0; i < oldcap; i++) {
-		if (old[i].used)
-			*find(m, old[i].key, old[i].ikey, old[i].hash) = old[i];
+		if (old[i].key)
+			*find(m, old[i].key, old[i].k, slot_hash(&old[i])) = old[i];
 	}
 	free(old);
 }
 
-static void put(struct strmap *m, const char *key, uint64_t ikey, uint64_t h, void *value)
+/* key: the string, or au_strmap_int_key; k: the string's hash, or the integer. */
+static void put(struct strmap *m, const char *key, uint64_t k, uint64_t h, void *value)
 {
 	if ((m->count + 1) * 4 > m->capacity * 3)
 		grow(m);
-	struct strmap_slot *s = find(m, key, ikey, h);
-	if (!s->used) {
-		s->used = true;
+	struct strmap_slot *s = find(m, key, k, h);
+	if (!s->key) {
 		s->key = key;
-		s->ikey = ikey;
-		s->hash = h;
+		s->k = k;
 		m->count++;
 	}
 	s->value = value;
 }
 
-void *strmap_get(const struct strmap *m, const char *key)
+void *au_strmap_get(const struct strmap *m, const char *key)
 {
 	if (!m->capacity)
 		return NULL;
-	struct strmap_slot *s = find(m, key, 0, hash_str(key));
-	return s->used ? s->value : NULL;
+	uint64_t h = hash_str(key);
+	struct strmap_slot *s = find(m, key, h, h);
+	return s->key ? s->value : NULL;
 }
 
-void strmap_put(struct strmap *m, const char *key, void *value)
+void au_strmap_put(struct strmap *m, const char *key, void *value)
 {
-	put(m, key, 0, hash_str(key), value);
+	uint64_t h = hash_str(key);
+	put(m, key, h, h, value);
 }
 
-void *strmap_iget(const struct strmap *m, uint64_t key)
+void *au_strmap_iget(const struct strmap *m, uint64_t key)
 {
 	if (!m->capacity)
 		return NULL;
-	struct strmap_slot *s = find(m, NULL, key, hash_int(key));
-	return s->used ? s->value : NULL;
+	struct strmap_slot *s = find(m, au_strmap_int_key, key, hash_int(key));
+	return s->key ? s->value : NULL;
 }
 
-void strmap_iput(struct strmap *m, uint64_t key, void *value)
+void au_strmap_iput(struct strmap *m, uint64_t key, void *value)
 {
-	put(m, NULL, key, hash_int(key), value);
+	put(m, au_strmap_int_key, key, hash_int(key), value);
 }

@@ -8,13 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* 24 bytes: a reader's DIE map holds millions of them. */
 struct strmap_slot {
-	const char *key;    /* NULL: empty (string maps) */
-	uint64_t ikey;      /* integer maps */
-	uint64_t hash;
+	const char *key;    /* NULL: empty; au_strmap_int_key in a used slot of an integer map */
+	uint64_t k;         /* string maps: the key's hash; integer maps: the key */
 	void *value;
-	bool used;
 };
+
+extern const char au_strmap_int_key[];
 
 struct strmap {
 	struct strmap_slot *slots;
@@ -22,14 +23,14 @@ struct strmap {
 	size_t count;
 };
 
-void strmap_init(struct strmap *m);
-void strmap_deinit(struct strmap *m);
+void au_strmap_init(struct strmap *m);
+void au_strmap_deinit(struct strmap *m);
 /* The value stored for key, or NULL. */
-void *strmap_get(const struct strmap *m, const char *key);
+void *au_strmap_get(const struct strmap *m, const char *key);
 /* Inserts or replaces. */
-void strmap_put(struct strmap *m, const char *key, void *value);
+void au_strmap_put(struct strmap *m, const char *key, void *value);
 /* Integer-keyed variants (for DIE offsets); a map is one kind or the other. */
-void *strmap_iget(const struct strmap *m, uint64_t key);
-void strmap_iput(struct strmap *m, uint64_t key, void *value);
+void *au_strmap_iget(const struct strmap *m, uint64_t key);
+void au_strmap_iput(struct strmap *m, uint64_t key, void *value);
 
 #endif

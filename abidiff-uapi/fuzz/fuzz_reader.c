@@ -44,12 +44,12 @@ static struct au_error *read_part(const uint8_t *data, size_t size, struct layou
 	*fdp = fd;
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	layout_model_init(m, path);
+	au_layout_model_init(m, path);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
 		return au_error_format("memfd");
-	struct au_error *err = FUZZ_BTF ? btf_read_layouts(path, m) : dwarf_read_layouts(path, m);
+	struct au_error *err = FUZZ_BTF ? au_btf_read_layouts(path, m) : au_dwarf_read_layouts(path, m);
 	if (!err)
-		layout_model_sort(m);
+		au_layout_model_sort(m);
 	return err;
 }
 
@@ -61,14 +61,14 @@ static void run_all(const struct layout_model *o, const struct layout_model *n, 
 	struct comparison c;
 	struct compare_options opts = { 0 };
 	opts.strict = strict;
-	compare_models(o, n, &opts, &c);
-	report_diff_json(null, &c, o->path, n->path);
-	report_diff_text(null, &c, o->path, n->path);
-	report_diff_sarif(null, &c, o->path, n->path);
-	report_diff_junit(null, &c, o, n, o->path, n->path);
-	report_dump_text(null, o);
-	report_dump_json(null, o);
-	comparison_deinit(&c);
+	au_compare_models(o, n, &opts, &c);
+	au_report_diff_json(null, &c, o->path, n->path);
+	au_report_diff_text(null, &c, o->path, n->path);
+	au_report_diff_sarif(null, &c, o->path, n->path);
+	au_report_diff_junit(null, &c, o, n, o->path, n->path);
+	au_report_dump_text(null, o);
+	au_report_dump_json(null, o);
+	au_comparison_deinit(&c);
 	fclose(null);
 }
 
@@ -89,9 +89,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	au_error_destroy(err);
 	au_error_destroy(err2);
-	layout_model_deinit(&m[0]);
+	au_layout_model_deinit(&m[0]);
 	if (two)
-		layout_model_deinit(&m[1]);
+		au_layout_model_deinit(&m[1]);
 	for (int i = 0; i < 2; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);

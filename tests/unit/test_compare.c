@@ -29,11 +29,11 @@ struct mdef {
 static struct layout_type *agg(struct layout_model *m, enum layout_kind kind, const char *name, unsigned size,
 			       const struct mdef *defs, size_t n)
 {
-	struct layout_type *t = arena_alloc(&m->arena, sizeof(*t));
+	struct layout_type *t = au_arena_alloc(&m->arena, sizeof(*t));
 	t->kind = kind;
 	t->name = name;
 	t->size = size;
-	t->members = arena_alloc(&m->arena, (n ? n : 1) * sizeof(*t->members));
+	t->members = au_arena_alloc(&m->arena, (n ? n : 1) * sizeof(*t->members));
 	t->nmembers = n;
 	for (size_t i = 0; i < n; i++) {
 		struct layout_member *lm = &t->members[i];
@@ -47,7 +47,7 @@ static struct layout_type *agg(struct layout_model *m, enum layout_kind kind, co
 			lm->embeds = defs[i].key;
 	}
 	if (name)
-		layout_model_add(m, t);
+		au_layout_model_add(m, t);
 	return t;
 }
 
@@ -62,8 +62,8 @@ static enum finding_status status(const struct comparison *c, const char *name)
 static void test_statuses(void)
 {
 	struct layout_model a, b;
-	layout_model_init(&a, "old");
-	layout_model_init(&b, "new");
+	au_layout_model_init(&a, "old");
+	au_layout_model_init(&b, "new");
 	/* same */
 	agg(&a, LAYOUT_STRUCT, "struct same", 4, (struct mdef[]){ { "x", 0, 4, "u32" } }, 1);
 	agg(&b, LAYOUT_STRUCT, "struct same", 4, (struct mdef[]){ { "x", 0, 4, "u32" } }, 1);
@@ -91,11 +91,11 @@ static void test_statuses(void)
 	/* only on one side */
 	agg(&a, LAYOUT_STRUCT, "struct old_only", 1, (struct mdef[]){ { "x", 0, 1, "u8" } }, 1);
 	agg(&b, LAYOUT_STRUCT, "struct new_only", 1, (struct mdef[]){ { "x", 0, 1, "u8" } }, 1);
-	layout_model_sort(&a);
-	layout_model_sort(&b);
+	au_layout_model_sort(&a);
+	au_layout_model_sort(&b);
 
 	struct comparison c;
-	compare_models(&a, &b, &(struct compare_options){ 0 }, &c);
+	au_compare_models(&a, &b, &(struct compare_options){ 0 }, &c);
 	CHECK(status(&c, "struct same") == STATUS_UNCHANGED);
 	CHECK(status(&c, "struct al") == STATUS_ALIASED);
 	CHECK(status(&c, "struct rn") == STATUS_RENAMED);
@@ -111,39 +111,39 @@ static void test_statuses(void)
 	/* Findings come sorted by name. */
 	for (size_t i = 1; i < c.nfindings; i++)
 		CHECK(strcmp(c.findings[i - 1]->name, c.findings[i]->name) < 0);
-	comparison_deinit(&c);
+	au_comparison_deinit(&c);
 
 	/* --common-only drops added and removed; the reverse direction swaps them. */
-	compare_models(&a, &b, &(struct compare_options){ .common_only = true }, &c);
+	au_compare_models(&a, &b, &(struct compare_options){ .common_only = true }, &c);
 	CHECK(status(&c, "struct old_only") == STATUS_UNCHANGED);
 	CHECK(status(&c, "struct new_only") == STATUS_UNCHANGED);
 	CHECK(c.counts[STATUS_REMOVED] == 0 && c.counts[STATUS_ADDED] == 0);
-	comparison_deinit(&c);
-	compare_models(&b, &a, &(struct compare_options){ 0 }, &c);
+	au_comparison_deinit(&c);
+	au_compare_models(&b, &a, &(struct compare_options){ 0 }, &c);
 	CHECK(status(&c, "struct al") == STATUS_ALIASED);
 	CHECK(status(&c, "struct new_only") == STATUS_REMOVED);
-	comparison_deinit(&c);
-	layout_model_deinit(&a);
-	layout_model_deinit(&b);
+	au_comparison_deinit(&c);
+	au_layout_model_deinit(&a);
+	au_layout_model_deinit(&b);
 }
 
 static void test_flatten(void)
 {
 	struct layout_model m;
-	layout_model_init(&m, "m");
+	au_layout_model_init(&m, "m");
 	struct layout_type *u = agg(&m, LAYOUT_UNION, NULL, 4, (struct mdef[]){ { "a", 0, 4, "u32" }, { "b", 0, 4, "s32" } }, 2);
 	struct layout_type *s = agg(&m, LAYOUT_STRUCT, "struct s", 12,
 				    (struct mdef[]){ { "x", 0, 4, "u32" }, { NULL, 4, 4, "union{}" }, { "z", 8, 0, "struct{}0" } }, 3);
 	s->members[1].anon = u;
 	struct flat_member *f;
-	size_t n = layout_flatten(s, &f);
+	size_t n = au_layout_flatten(s, &f);
 	/* x, a and b reachable by name at absolute offsets; the empty filler is not. */
 	CHECK(n == 3);
 	CHECK(n == 3 && strcmp(f[0].member->name, "x") == 0 && f[0].bit_offset == 0);
 	CHECK(n == 3 && strcmp(f[1].member->name, "a") == 0 && f[1].bit_offset == 32);
 	CHECK(n == 3 && strcmp(f[2].member->name, "b") == 0 && f[2].bit_offset == 32);
 	free(f);
-	layout_model_deinit(&m);
+	au_layout_model_deinit(&m);
 }
 
 static enum severity severity_of(const struct comparison *c, const char *name)
@@ -206,8 +206,8 @@ static void test_names(void)
 static void test_severities(void)
 {
 	struct layout_model a, b;
-	layout_model_init(&a, "old");
-	layout_model_init(&b, "new");
+	au_layout_model_init(&a, "old");
+	au_layout_model_init(&b, "new");
 	/* reserved member put to use */
 	agg(&a, LAYOUT_STRUCT, "struct rsv", 12, (struct mdef[]){ { "fd", 0, 4, "u32" }, { "reserved", 4, 8, "[2]u32" } }, 2);
 	agg(&b, LAYOUT_STRUCT, "struct rsv", 12,
@@ -244,11 +244,11 @@ static void test_severities(void)
 	l1->nenumerators = 2;
 	l2->enumerators = (struct layout_enumerator *)lv2;
 	l2->nenumerators = 2;
-	layout_model_sort(&a);
-	layout_model_sort(&b);
+	au_layout_model_sort(&a);
+	au_layout_model_sort(&b);
 
 	struct comparison c;
-	compare_models(&a, &b, &(struct compare_options){ 0 }, &c);
+	au_compare_models(&a, &b, &(struct compare_options){ 0 }, &c);
 	CHECK(severity_of(&c, "struct rsv") == SEVERITY_SAFE && has_reason(&c, "struct rsv", REASON_RESERVED_REUSE));
 	CHECK(severity_of(&c, "struct hole") == SEVERITY_SAFE && has_reason(&c, "struct hole", REASON_PADDING_REUSE));
 	CHECK(severity_of(&c, "struct tail") == SEVERITY_REVIEW && has_reason(&c, "struct tail", REASON_TAIL_GROWTH));
@@ -258,62 +258,62 @@ static void test_severities(void)
 	CHECK(severity_of(&c, "enum lim") == SEVERITY_BREAK && has_reason(&c, "enum lim", REASON_ENUMERATOR_VALUE));
 	CHECK(c.incompatible);
 	CHECK(c.severities[SEVERITY_BREAK] == 2 && c.severities[SEVERITY_REVIEW] == 1 && c.severities[SEVERITY_SAFE] == 4);
-	comparison_deinit(&c);
+	au_comparison_deinit(&c);
 
 	/* Strict: the evolution idioms are breaks; review fails with --fail-on=review. */
-	compare_models(&a, &b, &(struct compare_options){ .strict = true }, &c);
+	au_compare_models(&a, &b, &(struct compare_options){ .strict = true }, &c);
 	CHECK(severity_of(&c, "struct rsv") == SEVERITY_BREAK);
 	CHECK(severity_of(&c, "struct tail") == SEVERITY_BREAK);
 	CHECK(severity_of(&c, "enum attr") == SEVERITY_BREAK);
-	comparison_deinit(&c);
+	au_comparison_deinit(&c);
 	/* Backwards, every one of them is a break. */
-	compare_models(&b, &a, &(struct compare_options){ 0 }, &c);
+	au_compare_models(&b, &a, &(struct compare_options){ 0 }, &c);
 	CHECK(severity_of(&c, "struct rsv") == SEVERITY_BREAK);
 	CHECK(severity_of(&c, "struct hole") == SEVERITY_BREAK);
 	CHECK(severity_of(&c, "struct tail") == SEVERITY_BREAK);
 	CHECK(severity_of(&c, "struct padn") == SEVERITY_BREAK);
 	CHECK(severity_of(&c, "enum attr") == SEVERITY_BREAK);
-	comparison_deinit(&c);
-	layout_model_deinit(&a);
-	layout_model_deinit(&b);
+	au_comparison_deinit(&c);
+	au_layout_model_deinit(&a);
+	au_layout_model_deinit(&b);
 
 	/* Only review findings: compatible, unless --fail-on=review. */
-	layout_model_init(&a, "old");
-	layout_model_init(&b, "new");
+	au_layout_model_init(&a, "old");
+	au_layout_model_init(&b, "new");
 	agg(&a, LAYOUT_STRUCT, "struct tail", 8, (struct mdef[]){ { "a", 0, 8, "u64" } }, 1);
 	agg(&b, LAYOUT_STRUCT, "struct tail", 16, (struct mdef[]){ { "a", 0, 8, "u64" }, { "b", 8, 8, "u64" } }, 2);
-	compare_models(&a, &b, &(struct compare_options){ 0 }, &c);
+	au_compare_models(&a, &b, &(struct compare_options){ 0 }, &c);
 	CHECK(!c.incompatible);
-	comparison_deinit(&c);
-	compare_models(&a, &b, &(struct compare_options){ .fail_on = SEVERITY_REVIEW }, &c);
+	au_comparison_deinit(&c);
+	au_compare_models(&a, &b, &(struct compare_options){ .fail_on = SEVERITY_REVIEW }, &c);
 	CHECK(c.incompatible);
-	comparison_deinit(&c);
-	layout_model_deinit(&a);
-	layout_model_deinit(&b);
+	au_comparison_deinit(&c);
+	au_layout_model_deinit(&a);
+	au_layout_model_deinit(&b);
 }
 
 static void test_strmap(void)
 {
 	struct strmap map;
-	strmap_init(&map);
+	au_strmap_init(&map);
 	char keys[20000][12];
 	for (int i = 0; i < 20000; i++) {
 		snprintf(keys[i], sizeof(keys[i]), "k%d", i);
-		strmap_put(&map, keys[i], (void *)(long)(i + 1));
+		au_strmap_put(&map, keys[i], (void *)(long)(i + 1));
 	}
 	int ok = 1;
 	for (int i = 0; i < 20000; i++)
-		ok &= strmap_get(&map, keys[i]) == (void *)(long)(i + 1);
+		ok &= au_strmap_get(&map, keys[i]) == (void *)(long)(i + 1);
 	CHECK(ok);
-	CHECK(strmap_get(&map, "absent") == NULL);
+	CHECK(au_strmap_get(&map, "absent") == NULL);
 	CHECK(map.count == 20000);
-	strmap_deinit(&map);
-	strmap_init(&map);
+	au_strmap_deinit(&map);
+	au_strmap_init(&map);
 	for (uint64_t i = 0; i < 5000; i++)
-		strmap_iput(&map, i * 4096, (void *)(i + 1));
-	CHECK(strmap_iget(&map, 4096 * 4999) == (void *)5000);
-	CHECK(strmap_iget(&map, 3) == NULL);
-	strmap_deinit(&map);
+		au_strmap_iput(&map, i * 4096, (void *)(i + 1));
+	CHECK(au_strmap_iget(&map, 4096 * 4999) == (void *)5000);
+	CHECK(au_strmap_iget(&map, 3) == NULL);
+	au_strmap_deinit(&map);
 }
 
 int main(void)

@@ -1,0 +1,199 @@
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "typekey.h"
+
+const char *au_typekey_base(struct arena *a, enum layout_base base, uint64_t bits, const char *name)
+{
+	static const char *const prefix[] = {
+		[BASE_BOOL] = "bool", [BASE_SIGNED] = "s", [BASE_UNSIGNED] = "u",
+		[BASE_FLOAT] = "f", [BASE_COMPLEX] = "cf", [BASE_UTF] = "utf", [BASE_CHAR] = "char",
+	};
+	if (base == BASE_OTHER)
+		return au_arena_printf(a, "base:%s:%" PRIu64, name ? name : "?", bits);
+	return au_arena_printf(a, "%s%" PRIu64, prefix[base], bits);
+}
+
+const char *au_typekey_sigil(enum typekey_sigil s)
+{
+	switch (s) {
+	case TYPEKEY_POINTER: return "*";
+	case TYPEKEY_LREF: return "&";
+	case TYPEKEY_RREF: return "&&";
+	case TYPEKEY_MEMBER_POINTER: return "::*";
+	}
+	return "*";
+}
+
+const char *au_typekey_pointer(struct arena *a, enum typekey_sigil s, const char *target)
+{
+	return au_arena_concat3(a, au_typekey_sigil(s), target, "");
+}
+
+const char *au_typekey_array(struct arena *a, uint64_t count, bool flexible, const char *elem)
+{
+	if (flexible)
+		return au_arena_concat3(a, "[]", elem, "");
+	return au_arena_printf(a, "[%" PRIu64 "]%s", count, elem);
+}
+
+const char *au_typekey_array_fold(struct arena *a, uint64_t nelems, const char *elem)
+{
+	uint64_t inner = 1;
+	const char *ek = elem;
+	if (ek[0] == '[' && ek[1] != ']') {
+		char *end;
+		unsigned long long n = strtoull(ek + 1, &end, 10);
+		if (*end == ']') {
+			inner = n;
+			ek = end + 1;
+		}
+	}
+	return au_arena_printf(a, "[%" PRIu64 "]%s", inner * nelems, ek);
+}
+
+void au_typekey_fn_init(struct typekey_fn *f)
+{
+	au_strbuf_init(&f->params);
+}
+
+void au_typekey_fn_param(struct typekey_fn *f, const char *key)
+{
+	if (f->params.len)
+		au_strbuf_putc(&f->params, ',');
+	au_strbuf_puts(&f->params, key);
+}
+
+const char *au_typekey_fn_finish(struct typekey_fn *f, struct arena *a, const char *ret)
+{
+	const char *key = au_arena_printf(a, "fn(%s;%s)", ret, au_strbuf_str(&f->params));
+	au_strbuf_release(&f->params);
+	return key;
+}
+
+const char *au_typekey_named(struct arena *a, const char *prefix, const char *name)
+{
+	return au_arena_concat3(a, prefix, " ", name);
+}
+
+const char *au_typekey_scoped(struct arena *a, const char *name, const char *scope)
+{
+	const char *own = au_typekey_tag_name(name), *sc = au_typekey_tag_name(scope);
+	return au_arena_printf(a, "%.*s%s::%s", (int)(own - name), name, sc, own);
+}
+
+const char *au_typekey_anon_enum_name(struct arena *a, const char *first)
+{
+	return au_arena_printf(a, "enum {%s}", first);
+}
+
+const char *au_typekey_ptr_typedef(struct arena *a, const char *name)
+{
+	return au_arena_printf(a, "*%s", name);
+}
+
+bool au_typekey_is_ptr_typedef_of(const char *key, const char *name)
+{
+	return key && name && key[0] == '*' && strcmp(key + 1, name) == 0;
+}
+
+const char *au_typekey_unspecified(struct arena *a, const char *name)
+{
+	return au_arena_printf(a, "unspecified:%s", name);
+}
+
+const char *au_typekey_unknown(struct arena *a, const char *source, int code, const char *name)
+{
+	return au_arena_printf(a, "%s%d:%s", source, code, name);
+}
+
+/* The canonical key of an anonymous aggregate is its shape as C code sees
+ * it: the names reachable in it, at their offsets, with their types, and its
+ * size. Nesting is left out (6.12's __DECLARE_FLEX_ARRAY is a struct holding
+ * an empty struct and T x[] in C, and T x[0] in C++: the same names at the
+ * same places), so two anonymous types are equal exactly when every access
+ * through them is. */
+const char *au_typekey_anon(struct arena *a, const struct layout_type *t)
+{
+	struct strbuf b = STRBUF_INIT;
+	au_strbuf_printf(&b, "%s{", au_layout_kind_name(t->kind));
+	if (t->kind == LAYOUT_ENUM) {
+		for (size_t i = 0; i < t->nenumerators; i++)
+			au_strbuf_printf(&b, "%s=%" PRId64 ";", t->enumerators[i].name, t->enumerators[i].value);
+	} else {
+		struct flat_member *flat = NULL;
+		size_t n = au_layout_flatten(t, &flat);
+		for (size_t i = 0; i < n; i++) {
+			const struct layout_member *m = flat[i].member;
+			au_strbuf_printf(&b, "%s@%" PRIu64 ":%" PRIu64 ":%s;", m->name, flat[i].bit_offset, au_member_bits(m),
+				      m->type_key);
+		}
+		free(flat);
+	}
+	/* Keys nest: an anonymous type shared by many members (BTF
+	 * deduplicates them) would grow exponentially with depth. A long key is
+	 * replaced by a hash of itself, which compares just as well. */
+	const char *res;
+	if (b.len > 256) {
+		uint64_t h = 1469598103934665603ULL;
+		for (size_t i = 0; i < b.len; i++) {
+			h ^= (unsigned char)b.s[i];
+			h *= 1099511628211ULL;
+		}
+		res = au_arena_printf(a, "%s{#%016" PRIx64 "}%" PRIu64, au_layout_kind_name(t->kind), h, t->size);
+	} else {
+		res = au_arena_printf(a, "%s}%" PRIu64, au_strbuf_str(&b), t->size);
+	}
+	au_strbuf_release(&b);
+	return res;
+}
+
+size_t au_typekey_sigil_prefix(const char *key)
+{
+	size_t i = 0;
+	while (key[i] && strchr("[]*0123456789", key[i]))
+		i++;
+	return i;
+}
+
+bool au_typekey_is_anon(const char *key)
+{
+	return strncmp(key, "struct{", 7) == 0 || strncmp(key, "union{", 6) == 0;
+}
+
+bool au_typekey_is_named_aggregate(const char *key)
+{
+	return strncmp(key, "struct ", 7) == 0 || strncmp(key, "union ", 6) == 0;
+}
+
+bool au_typekey_is_named_enum(const char *key)
+{
+	return strncmp(key, "enum ", 5) == 0;
+}
+
+bool au_typekey_is_named(const char *key)
+{
+	return au_typekey_is_named_aggregate(key) || au_typekey_is_named_enum(key);
+}
+
+const char *au_typekey_tag_name(const char *key)
+{
+	const char *sp = strchr(key, ' ');
+	return au_typekey_is_named(key) && sp ? sp + 1 : key;
+}
+
+const char *au_typekey_zero_array_element(const char *key)
+{
+	if (strncmp(key, "[]", 2) == 0)
+		return key + 2;
+	if (strncmp(key, "[0]", 3) == 0)
+		return key + 3;
+	return NULL;
+}
+
+const char *au_typekey_one_element(const char *key)
+{
+	return strncmp(key, "[1]", 3) == 0 ? key + 3 : NULL;
+}

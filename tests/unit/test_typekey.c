@@ -1,0 +1,198 @@
+/* Unit tests for typekey.c: every builder gives the grammar of typekey.h,
+ * every predicate reads back what the builders wrote, and the edge cases
+ * (flexible arrays, folded dimensions, long anonymous shapes) hold. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "typekey.h"
+
+static int failures, checks;
+
+#define CHECK(cond)                                                                  \
+	do {                                                                         \
+		checks++;                                                            \
+		if (!(cond)) {                                                       \
+			failures++;                                                  \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+		}                                                                    \
+	} while (0)
+
+#define CHECK_STR(got, want)                                                         \
+	do {                                                                         \
+		const char *g_ = (got), *w_ = (want);                                \
+		checks++;                                                            \
+		if (!g_ || !w_ || strcmp(g_, w_) != 0) {                             \
+			failures++;                                                  \
+			fprintf(stderr, "%s:%d: %s is \"%s\", want \"%s\"\n", __FILE__, __LINE__, #got, \
+				g_ ? g_ : "(null)", w_ ? w_ : "(null)");             \
+		}                                                                    \
+	} while (0)
+
+static void test_base(struct arena *a)
+{
+	CHECK_STR(au_typekey_base(a, BASE_BOOL, 8, "_Bool"), "bool8");
+	CHECK_STR(au_typekey_base(a, BASE_SIGNED, 32, "int"), "s32");
+	CHECK_STR(au_typekey_base(a, BASE_UNSIGNED, 64, "long unsigned int"), "u64");
+	CHECK_STR(au_typekey_base(a, BASE_FLOAT, 64, "double"), "f64");
+	CHECK_STR(au_typekey_base(a, BASE_COMPLEX, 128, "complex double"), "cf128");
+	CHECK_STR(au_typekey_base(a, BASE_UTF, 32, "char32_t"), "utf32");
+	CHECK_STR(au_typekey_base(a, BASE_CHAR, 8, "char"), "char8");
+	CHECK_STR(au_typekey_base(a, BASE_OTHER, 80, "decimal"), "base:decimal:80");
+	CHECK_STR(au_typekey_base(a, BASE_OTHER, 16, NULL), "base:?:16");
+	/* The name does not matter for a classified base type: unsigned int == __u32. */
+	CHECK_STR(au_typekey_base(a, BASE_UNSIGNED, 32, "unsigned int"), au_typekey_base(a, BASE_UNSIGNED, 32, "__u32"));
+}
+
+static void test_pointers_arrays(struct arena *a)
+{
+	CHECK_STR(au_typekey_pointer(a, TYPEKEY_POINTER, "u8"), "*u8");
+	CHECK_STR(au_typekey_pointer(a, TYPEKEY_LREF, "u8"), "&u8");
+	CHECK_STR(au_typekey_pointer(a, TYPEKEY_RREF, "u8"), "&&u8");
+	CHECK_STR(au_typekey_pointer(a, TYPEKEY_MEMBER_POINTER, "s32"), "::*s32");
+	CHECK_STR(au_typekey_pointer(a, TYPEKEY_POINTER, TYPEKEY_VOID), "*void");
+	CHECK_STR(au_typekey_sigil(TYPEKEY_RREF), "&&");
+
+	CHECK_STR(au_typekey_array(a, 16, false, "char8"), "[16]char8");
+	CHECK_STR(au_typekey_array(a, 0, true, "u8"), "[]u8");
+	CHECK_STR(au_typekey_array(a, 0, false, "u8"), "[0]u8");
+	/* Folding: [2] of [3]s32 is [6]s32, as DWARF's dimension list gives it. */
+	CHECK_STR(au_typekey_array_fold(a, 2, au_typekey_array(a, 3, false, "s32")), "[6]s32");
+	CHECK_STR(au_typekey_array_fold(a, 2, au_typekey_array_fold(a, 3, au_typekey_array(a, 4, false, "u8"))),
+		  "[24]u8");
+	CHECK_STR(au_typekey_array_fold(a, 5, "u8"), "[5]u8");
+	/* An array of flexible arrays, or of pointers to arrays, does not fold. */
+	CHECK_STR(au_typekey_array_fold(a, 2, "[]u8"), "[2][]u8");
+	CHECK_STR(au_typekey_array_fold(a, 2, "*[3]u8"), "[2]*[3]u8");
+
+	CHECK(au_typekey_sigil_prefix("[4]*u8") == 4);
+	CHECK(au_typekey_sigil_prefix("*struct foo") == 1);
+	CHECK(au_typekey_sigil_prefix("[]struct{a@0:8:u8;}1") == 2);
+	CHECK(au_typekey_sigil_prefix("u8") == 0);
+	CHECK(au_typekey_sigil_prefix("") == 0);
+
+	CHECK_STR(au_typekey_zero_array_element("[]u8"), "u8");
+	CHECK_STR(au_typekey_zero_array_element("[0]u8"), "u8");
+	CHECK(au_typekey_zero_array_element("[1]u8") == NULL);
+	CHECK(au_typekey_zero_array_element("u8") == NULL);
+	CHECK_STR(au_typekey_one_element("[1]u8"), "u8");
+	CHECK(au_typekey_one_element("[10]u8") == NULL);
+	CHECK(au_typekey_one_element("[]u8") == NULL);
+}
+
+static void test_functions(struct arena *a)
+{
+	struct typekey_fn f;
+	au_typekey_fn_init(&f);
+	CHECK_STR(au_typekey_fn_finish(&f, a, TYPEKEY_VOID), "fn(void;)");
+	au_typekey_fn_init(&f);
+	au_typekey_fn_param(&f, "s32");
+	au_typekey_fn_param(&f, "*char8");
+	au_typekey_fn_param(&f, TYPEKEY_VARARGS);
+	CHECK_STR(au_typekey_fn_finish(&f, a, "s32"), "fn(s32;s32,*char8,...)");
+	CHECK(f.params.s == NULL && f.params.len == 0);
+	/* Many parameters: the builder grows. */
+	au_typekey_fn_init(&f);
+	for (int i = 0; i < 100; i++)
+		au_typekey_fn_param(&f, "u8");
+	const char *k = au_typekey_fn_finish(&f, a, "u8");
+	CHECK(strncmp(k, "fn(u8;u8,u8,", 12) == 0 && strcmp(k + strlen(k) - 4, ",u8)") == 0);
+	CHECK(strlen(k) == 7 + 100 * 2 + 99);
+}
+
+static void test_named(struct arena *a)
+{
+	const char *s = au_typekey_named(a, "struct", "foo");
+	CHECK_STR(s, "struct foo");
+	CHECK(au_typekey_is_named_aggregate(s) && au_typekey_is_named(s) && !au_typekey_is_named_enum(s));
+	CHECK(!au_typekey_is_anon(s));
+	CHECK_STR(au_typekey_tag_name(s), "foo");
+	const char *u = au_typekey_named(a, "union", "bar");
+	CHECK(au_typekey_is_named_aggregate(u));
+	CHECK_STR(au_typekey_tag_name(u), "bar");
+	const char *e = au_typekey_named(a, "enum", "baz");
+	CHECK(au_typekey_is_named_enum(e) && au_typekey_is_named(e) && !au_typekey_is_named_aggregate(e));
+	const char *ae = au_typekey_anon_enum_name(a, "FIRST");
+	CHECK_STR(ae, "enum {FIRST}");
+	CHECK(au_typekey_is_named_enum(ae));
+	/* A typedef name is not a tagged name, and has no tag to strip. */
+	CHECK(!au_typekey_is_named("uuid_le") && !au_typekey_is_anon("uuid_le"));
+	CHECK_STR(au_typekey_tag_name("uuid_le"), "uuid_le");
+	CHECK_STR(au_typekey_tag_name("structure"), "structure");
+	CHECK(!au_typekey_is_named("structfoo") && !au_typekey_is_named("struct") && !au_typekey_is_named("enum"));
+
+	CHECK_STR(au_typekey_scoped(a, "struct Node", "struct A"), "struct A::Node");
+	CHECK_STR(au_typekey_scoped(a, "union U", "A_t"), "union A_t::U");
+	CHECK_STR(au_typekey_scoped(a, "Node_t", "struct ns::A"), "ns::A::Node_t");
+
+	const char *p = au_typekey_ptr_typedef(a, "Ptr");
+	CHECK_STR(p, "*Ptr");
+	CHECK(au_typekey_is_ptr_typedef_of(p, "Ptr"));
+	CHECK(!au_typekey_is_ptr_typedef_of(p, "Pt"));
+	CHECK(!au_typekey_is_ptr_typedef_of("Ptr", "Ptr"));
+	CHECK(!au_typekey_is_ptr_typedef_of(NULL, "Ptr") && !au_typekey_is_ptr_typedef_of(p, NULL));
+
+	CHECK_STR(au_typekey_unspecified(a, "decltype(nullptr)"), "unspecified:decltype(nullptr)");
+	CHECK_STR(au_typekey_unknown(a, "tag", 0x41, "x"), "tag65:x");
+	CHECK_STR(au_typekey_unknown(a, "btf", -1, "?"), "btf-1:?");
+}
+
+static void test_anon(struct arena *a)
+{
+	struct layout_member ms[2] = {
+		{ .name = "lo", .bit_offset = 0, .size = 4, .bit_size = 32, .type_key = "u32" },
+		{ .name = "hi", .bit_offset = 32, .size = 4, .bit_size = 32, .type_key = "u32" },
+	};
+	struct layout_type s = { .kind = LAYOUT_STRUCT, .size = 8, .nmembers = 2, .members = ms };
+	const char *k = au_typekey_anon(a, &s);
+	CHECK_STR(k, "struct{lo@0:32:u32;hi@32:32:u32;}8");
+	CHECK(au_typekey_is_anon(k) && !au_typekey_is_named(k));
+	CHECK(au_typekey_sigil_prefix(k) == 0);
+	struct layout_type u = { .kind = LAYOUT_UNION, .size = 4, .nmembers = 1, .members = ms };
+	CHECK_STR(au_typekey_anon(a, &u), "union{lo@0:32:u32;}4");
+	CHECK(au_typekey_is_anon(au_typekey_anon(a, &u)));
+	struct layout_enumerator es[2] = { { .name = "A", .value = 0 }, { .name = "B", .value = -1 } };
+	struct layout_type e = { .kind = LAYOUT_ENUM, .size = 4, .nenumerators = 2, .enumerators = es };
+	CHECK_STR(au_typekey_anon(a, &e), "enum{A=0;B=-1;}4");
+	/* Members come in offset order whatever the declaration order. */
+	struct layout_member rev[2] = { ms[1], ms[0] };
+	struct layout_type s2 = { .kind = LAYOUT_STRUCT, .size = 8, .nmembers = 2, .members = rev };
+	CHECK_STR(au_typekey_anon(a, &s2), k);
+	/* An anonymous member's fields are reached in place: the same key. */
+	struct layout_type inner = { .kind = LAYOUT_STRUCT, .size = 8, .nmembers = 2, .members = ms };
+	struct layout_member wrap = { .anon = &inner, .size = 8, .bit_size = 64, .type_key = "x" };
+	struct layout_type outer = { .kind = LAYOUT_STRUCT, .size = 8, .nmembers = 1, .members = &wrap };
+	CHECK_STR(au_typekey_anon(a, &outer), k);
+	/* A long shape becomes a hash: bounded, still distinct per shape. */
+	enum { N = 64 };
+	struct layout_member many[N];
+	char names[N][8];
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "m%d", i);
+		many[i] = (struct layout_member){ .name = names[i], .bit_offset = 8u * i, .size = 1, .bit_size = 8,
+						  .type_key = "u8" };
+	}
+	struct layout_type big = { .kind = LAYOUT_STRUCT, .size = N, .nmembers = N, .members = many };
+	const char *h1 = au_typekey_anon(a, &big);
+	CHECK(strncmp(h1, "struct{#", 8) == 0 && strcmp(h1 + strlen(h1) - 3, "}64") == 0);
+	CHECK(strlen(h1) == strlen("struct{#") + 16 + strlen("}64"));
+	CHECK(au_typekey_is_anon(h1));
+	many[N - 1].type_key = "s8";
+	const char *h2 = au_typekey_anon(a, &big);
+	CHECK(strcmp(h1, h2) != 0);
+}
+
+int main(void)
+{
+	struct arena a;
+	au_arena_init(&a);
+	test_base(&a);
+	test_pointers_arrays(&a);
+	test_functions(&a);
+	test_named(&a);
+	test_anon(&a);
+	au_arena_deinit(&a);
+	printf("%d checks, %d failures\n", checks, failures);
+	return failures ? 1 : 0;
+}
