@@ -5,6 +5,7 @@ import hashlib
 import os
 import re
 import shutil
+import tempfile
 
 from .arch import ARCHES, DEFAULT as DEFAULT_ARCH
 from .config import REVS, ROOT, STATE, cache_dir
@@ -105,16 +106,29 @@ def headers_install(tree, key, jobs, work, arch=None):
         os.makedirs(os.path.dirname(dest), exist_ok=True)
     else:
         dest = os.path.join(work, f"headers-{arch.kernel}-" + hashlib.sha256(tree.encode()).hexdigest()[:12])
-    tmp = dest + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.rmtree(dest, ignore_errors=True)
-    os.makedirs(tmp)
-    run_or_die(["make", "-s", "-C", tree, f"O={os.path.abspath(tmp)}/obj", f"ARCH={arch.kernel}",
-                f"INSTALL_HDR_PATH={os.path.abspath(tmp)}", f"-j{jobs}", "headers_install"],
-               f"make headers_install in {tree}")
+    # A temporary directory of its own: two runs (two architectures, --arch and --compat) may
+    # install the same tree at once; the first to finish wins, the other uses its result.
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=os.path.basename(dest) + ".tmp.", dir=os.path.dirname(dest))
+    try:
+        run_or_die(["make", "-s", "-C", tree, f"O={os.path.abspath(tmp)}/obj", f"ARCH={arch.kernel}",
+                    f"INSTALL_HDR_PATH={os.path.abspath(tmp)}", f"-j{jobs}", "headers_install"],
+                   f"make headers_install ARCH={arch.kernel} in {tree}")
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     shutil.rmtree(os.path.join(tmp, "obj"), ignore_errors=True)
     open(os.path.join(tmp, ".complete"), "w").close()
-    os.rename(tmp, dest)
+    if os.path.isfile(os.path.join(dest, ".complete")):
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        shutil.rmtree(dest, ignore_errors=True)   # a half-written one, from a killed run
+        try:
+            os.rename(tmp, dest)
+        except OSError:     # another run renamed its own first
+            shutil.rmtree(tmp, ignore_errors=True)
+            if not os.path.isfile(os.path.join(dest, ".complete")):
+                raise
     return os.path.join(dest, "include"), False
 
 
