@@ -257,8 +257,10 @@ def run_compat(opts, tool_fn, progress) -> CompatReport:
     tool = tool_fn(progress)
     progress.step(f"compat step 4: abidiff-uapi diff --compat {a64.debian} {a32.debian}")
     obj = {a.debian: os.path.join(opts.out, units[a.debian].object) for a in arches}
-    types, tool_causes = run_tool(tool, obj[a64.debian], obj[a32.debian],
-                                  [incs[a.debian] for a in arches], opts.out)
+    # Relative to the out dir, as the units' DWARF names their headers (include/ARCH/...).
+    types, tool_causes = run_tool(tool, os.path.relpath(obj[a64.debian], opts.out),
+                                  os.path.relpath(obj[a32.debian], opts.out),
+                                  [os.path.relpath(incs[a.debian], opts.out) for a in arches], opts.out)
     progress.step(f"  {len(types)} types differ")
     progress.step("compat step 5: ioctl request numbers of both units")
     found, counts = step_ioctls(compilers, units, incs, tool, opts.out, arches, types)
