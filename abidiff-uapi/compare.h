@@ -61,6 +61,9 @@ struct change {
 	uint64_t old_value, new_value;          /* sizes, alignments, kinds */
 };
 
+struct compat_cause;     /* compat.h: --compat's causes */
+struct compat_summary;
+
 struct type_finding {
 	const char *name;
 	enum finding_status status;
@@ -69,6 +72,9 @@ struct type_finding {
 	const struct layout_type *old_type, *new_type;   /* NULL when absent */
 	size_t nchanges;
 	struct change *changes;
+	/* --compat: why the layout differs between the ABIs (compat.c), else 0. */
+	size_t ncauses;
+	const struct compat_cause *causes;
 };
 
 struct compare_options {
@@ -94,6 +100,7 @@ struct comparison {
 	bool common_only;
 	enum severity fail_on;
 	bool incompatible;
+	const struct compat_summary *compat;   /* --compat (compat_classify), else NULL */
 };
 
 void compare_models(const struct layout_model *old_model, const struct layout_model *new_model,

@@ -40,6 +40,7 @@ struct type_info {
 	const char *display;      /* as written */
 	const char *key;          /* canonical */
 	const char *embeds;       /* named aggregate held by value, or NULL */
+	const char *chain;        /* typedef chain, as layout_member.type_chain */
 	uint64_t size;
 	bool has_size;
 	bool flexible;            /* an array with no elements */
@@ -374,6 +375,7 @@ static struct type_info *array_info(struct reader *r, Dwarf_Die *die, struct typ
 	ti->key = flexible ? arena_printf(&r->model->arena, "[]%s", ek)
 			   : arena_printf(&r->model->arena, "[%" PRIu64 "]%s", count, ek);
 	ti->embeds = et ? et->embeds : NULL;
+	ti->chain = et ? et->chain : NULL;
 	ti->flexible = flexible;
 	ti->size = flexible ? 0 : count * (et && et->has_size ? et->size : 0);
 	ti->has_size = true;
@@ -515,6 +517,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 		ti->size = size;
 		ti->display = name ? base_spelling(name) : "?";
 		ti->key = base_key(r, die, size);
+		ti->chain = ti->display;
 		break;
 	case DW_TAG_unspecified_type: /* decltype(nullptr) */
 		if (name && strcmp(name, "void") == 0) {
@@ -545,6 +548,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
 		ti->size = ti->has_size ? size : r->address_size;
 		ti->has_size = true;
+		ti->chain = sigil;
 		break;
 	}
 	case DW_TAG_typedef:
@@ -563,9 +567,10 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 			ti->display = "void";
 			ti->embeds = NULL;
 		}
-		if (tag == DW_TAG_typedef && name)
+		if (tag == DW_TAG_typedef && name) {
 			ti->display = name;
-		else if (tag == DW_TAG_const_type)
+			ti->chain = ti->chain ? arena_printf(&r->model->arena, "%s>%s", name, ti->chain) : name;
+		} else if (tag == DW_TAG_const_type)
 			ti->display = arena_printf(&r->model->arena, "const %s", ti->display);
 		else if (tag == DW_TAG_volatile_type)
 			ti->display = arena_printf(&r->model->arena, "volatile %s", ti->display);
@@ -606,6 +611,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 			ti->key = t ? layout_anon_key(&r->model->arena, t) : prefix;
 			ti->layout = t;
 		}
+		ti->chain = ti->display;
 		break;
 	}
 	default:
@@ -777,6 +783,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		}
 		m->type_name = ti->display;
 		m->type_key = ti->key;
+		m->type_chain = ti->chain;
 		m->embeds = ti->embeds;
 		m->size = ti->size;
 		m->flexible = ti->flexible;
@@ -1951,6 +1958,7 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 	}
 	r.big_endian = facts.big_endian;
 	r.address_size = facts.address_size;
+	model->address_size = facts.address_size;
 	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
 	if (!dwfl) {
 		close(fd);

@@ -15,6 +15,7 @@
 
 #include "btf_reader.h"
 #include "compare.h"
+#include "compat.h"
 #include "dwarf_reader.h"
 #include "input.h"
 #include "model.h"
@@ -52,6 +53,11 @@ static const char usage_text[] =
 	"                          a series that changes no layout): the kernel's\n"
 	"                          evolution idioms (sentinels, reserved members put\n"
 	"                          to use, tail growth, pad renames) count as breaks\n"
+	"      --compat            diff: OLD and NEW are one revision built for a 64-bit\n"
+	"                          ABI and for its 32-bit one (x86_64 and i386, arm64\n"
+	"                          and arm): every finding gets its causes (long-width,\n"
+	"                          pointer-width, size_t-width, time-width, align8,\n"
+	"                          arch-ifdef, member-type, other); implies --strict\n"
 	"      --fail-on=break|review  diff: the severity that makes the verdict\n"
 	"                          incompatible (default break)\n"
 	"      --btf               read OLD (diff) or FILE (dump) as raw BTF, such as\n"
@@ -86,6 +92,7 @@ struct options {
 	int nheaders;
 	bool common_only;
 	bool strict;
+	bool compat;
 	enum severity fail_on;
 	bool btf;
 	const char *btf_base;
@@ -107,7 +114,7 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_FORMAT = 256, OPT_TYPE, OPT_HEADERS, OPT_COMMON, OPT_BTF, OPT_HELP, OPT_VERSION, OPT_STRICT,
-	       OPT_FAIL_ON, OPT_ALT, OPT_BTF_BASE };
+	       OPT_FAIL_ON, OPT_ALT, OPT_BTF_BASE, OPT_COMPAT };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "type", required_argument, NULL, OPT_TYPE },
@@ -116,6 +123,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "btf", no_argument, NULL, OPT_BTF },
 		{ "btf-base", required_argument, NULL, OPT_BTF_BASE },
 		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "compat", no_argument, NULL, OPT_COMPAT },
 		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 		{ "alt", required_argument, NULL, OPT_ALT },
 		{ "output", required_argument, NULL, 'o' },
@@ -160,6 +168,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_STRICT:
 			o->strict = true;
+			break;
+		case OPT_COMPAT:
+			o->compat = true;
 			break;
 		case OPT_FAIL_ON:
 			o->fail_on = au_severity_parse(optarg);
@@ -340,6 +351,27 @@ static int sink_close(const struct options *o, struct sink *s)
 	return rc;
 }
 
+/* --compat: one side a 64-bit ABI's object, the other a 32-bit one's (an
+ * object against itself is allowed, and can only find nothing). */
+static bool compat_inputs_ok(const struct options *o, const struct layout_model *m)
+{
+	struct stat a, b;
+	if (stat(o->files[0], &a) == 0 && stat(o->files[1], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return true;
+	for (int i = 0; i < 2; i++)
+		if (!m[i].address_size) {
+			fprintf(stderr, "abidiff-uapi: %s: --compat needs the address size, which raw BTF does not record\n",
+				o->files[i]);
+			return false;
+		}
+	if (m[0].address_size == m[1].address_size) {
+		fprintf(stderr, "abidiff-uapi: %s and %s: both are %u-bit objects; --compat compares a 64-bit ABI's "
+			"object with its 32-bit ABI's\n", o->files[0], o->files[1], 8 * m[0].address_size);
+		return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -359,6 +391,8 @@ int main(int argc, char **argv)
 		return usage_error("--format=sarif and --format=junit apply to diff only");
 	if ((o.strict || o.fail_on) && !diff)
 		return usage_error("--strict and --fail-on apply to diff only");
+	if (o.compat && (!diff || o.format == FORMAT_SARIF || o.format == FORMAT_JUNIT))
+		return usage_error("--compat applies to diff, in text or json");
 	if (o.btf_base && !o.btf)
 		return usage_error("--btf-base needs --btf (the split BTF is OLD, or dump's FILE)");
 	for (int i = 0; i < o.nheaders; i++) {
@@ -386,16 +420,23 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	if (o.compat && !compat_inputs_ok(&o, models)) {
+		rc = EXIT_TROUBLE;
+		goto out;
+	}
+
 	struct sink sink;
 	rc = sink_open(&o, &sink);
 	if (rc)
 		goto out;
 	errno = 0;
 	if (diff) {
-		struct compare_options copts = { .common_only = o.common_only, .strict = o.strict,
+		struct compare_options copts = { .common_only = o.common_only, .strict = o.strict || o.compat,
 						 .fail_on = o.fail_on ? o.fail_on : SEVERITY_BREAK };
 		struct comparison cmp;
 		compare_models(&models[0], &models[1], &copts, &cmp);
+		if (o.compat)
+			compat_classify(&cmp, &models[0], &models[1]);
 		if (o.format == FORMAT_JSON)
 			report_diff_json(sink.f, &cmp, o.files[0], o.files[1]);
 		else if (o.format == FORMAT_SARIF)

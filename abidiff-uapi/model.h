@@ -31,6 +31,13 @@ struct layout_member {
 	 * encoding and width ("u32"), so that unsigned int == __u32 but
 	 * __u32 != __s32 and void * != __u64. */
 	const char *type_key;
+	/* The names the member's type is reached through, for --compat (compat.c):
+	 * the typedefs outermost first, then what they end in (a base type as
+	 * dump spells it, "long"; "struct foo"; "*" for a pointer), joined by
+	 * '>': "__kernel_size_t>__kernel_ulong_t>unsigned long". Arrays and
+	 * qualifiers add nothing (an array gives its element's). NULL when the
+	 * reader does not record it (BTF). */
+	const char *type_chain;
 	/* The named aggregate this member holds by value (directly or as array
 	 * elements), for "embeds a changed struct": "struct foo", or NULL. */
 	const char *embeds;
@@ -90,6 +97,7 @@ struct layout_model {
 	struct arena arena;
 	const char *path;         /* where it was read from, for messages */
 	enum layout_lang lang;    /* the source language of its first unit (BTF: unknown) */
+	unsigned address_size;    /* bytes of a pointer (ELF class: 4 or 8), 0 if unknown (BTF) */
 	size_t ntypes;
 	size_t capacity;
 	struct layout_type **types;   /* named types, in the order read */

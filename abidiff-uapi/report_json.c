@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "report.h"
 
 #ifndef AU_VERSION
@@ -248,6 +249,8 @@ void report_diff_json(FILE *out, const struct comparison *c, const char *old_pat
 	fprintf(out, ",\"verdict\":\"%s\",\"fail_on\":\"%s\",\"strict\":%s",
 		c->incompatible ? "incompatible" : "compatible", au_severity_name(c->fail_on),
 		c->strict ? "true" : "false");
+	if (c->compat)
+		compat_json_summary(out, c);
 	fprintf(out, ",\"counts\":{\"old_types\":%zu,\"new_types\":%zu", c->old_types, c->new_types);
 	for (int s = 0; s < STATUS_COUNT; s++)
 		fprintf(out, ",\"%s\":%zu", finding_status_name(s), c->counts[s]);
@@ -281,6 +284,8 @@ void report_diff_json(FILE *out, const struct comparison *c, const char *old_pat
 			layout_lines_json(out, "old_layout", f->old_type);
 			layout_lines_json(out, "new_layout", f->new_type);
 		}
+		if (c->compat)
+			compat_json_causes(out, f);
 		fputs(",\"changes\":[", out);
 		for (size_t j = 0; j < f->nchanges; j++) {
 			if (j)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "report.h"
 
 size_t layout_gaps(const struct layout_type *t, uint64_t base, struct layout_gap **ret, uint64_t *padding_bits)
@@ -324,6 +325,8 @@ void report_diff_text(FILE *out, const struct comparison *c, const char *old_pat
 			reasons_text(out, ch->reasons);
 			fputs("]\n", out);
 		}
+		if (c->compat)
+			compat_text_causes(out, f);
 	}
 	size_t compared = c->counts[STATUS_UNCHANGED] + c->counts[STATUS_ALIASED] + c->counts[STATUS_EXTENDED] +
 			  c->counts[STATUS_RENAMED] + c->counts[STATUS_CHANGED];
@@ -334,6 +337,8 @@ void report_diff_text(FILE *out, const struct comparison *c, const char *old_pat
 		c->counts[STATUS_RENAMED], c->counts[STATUS_EXTENDED]);
 	fprintf(out, "severities: %zu break, %zu review, %zu safe%s\n", c->severities[SEVERITY_BREAK],
 		c->severities[SEVERITY_REVIEW], c->severities[SEVERITY_SAFE], c->strict ? " (strict)" : "");
+	if (c->compat)
+		compat_text_summary(out, c);
 	fprintf(out, "verdict: %s (fails on %s)\n", c->incompatible ? "incompatible" : "compatible",
 		au_severity_name(c->fail_on));
 }

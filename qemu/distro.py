@@ -24,26 +24,17 @@ import os
 import struct
 import subprocess
 import sys
-import tempfile
 import zlib
+
+# One atomic writer for the project: the driver's.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "abidiff-uapi"))
+from uapi_check.util import write_atomic  # noqa: E402
 
 BTF_MAGIC = 0xEB9F
 
 
 class BadInput(Exception):
     pass
-
-
-def atomic_write(path, data):
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def decompress(data, what):
@@ -86,7 +77,7 @@ def cmd_vmlinux(bzimage, out):
         elf = decompress(payload[:-4], bzimage)
     if elf[:4] != b"\x7fELF":
         raise BadInput("%s: the payload is not an ELF vmlinux" % bzimage)
-    atomic_write(out, elf)
+    write_atomic(out, elf)
 
 
 def elf_sections(data, what):
@@ -310,13 +301,13 @@ def cmd_modules(root, vmlinux, uapi_names_file, outdir, max_load=1000000):
     kodir = os.path.join(outdir, "ko")
     os.makedirs(kodir, exist_ok=True)
     for m in order:
-        atomic_write(os.path.join(kodir, m + ".ko"), modules[m]["_data"])
+        write_atomic(os.path.join(kodir, m + ".ko"), modules[m]["_data"])
     for m in modules.values():
         del m["_data"]
         m["selected"] = m["name"] in selected
         m["loaded_as_dependency"] = m["name"] in order and m["name"] not in selected
-    atomic_write(os.path.join(outdir, "load-order.txt"), "".join(m + "\n" for m in order).encode())
-    atomic_write(os.path.join(outdir, "modules.json"),
+    write_atomic(os.path.join(outdir, "load-order.txt"), "".join(m + "\n" for m in order).encode())
+    write_atomic(os.path.join(outdir, "modules.json"),
                  (json.dumps({"modules": len(modules), "with_btf": sum(m["btf"] for m in modules.values()),
                               "defining_uapi_types": len(candidates), "uapi_types_covered": len(covered),
                               "selected": len(selected), "greedy": gains, "load_order": order,

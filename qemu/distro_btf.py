@@ -15,28 +15,24 @@ an entry whose members are not those the findings name each fail the run.
 """
 import json
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "abidiff-uapi"))
+from uapi_check.util import read_text  # noqa: E402
 
 COMPARED = ("unchanged", "changed", "renamed", "aliased", "extended")
 DIFFERENT = ("break", "review")
 
 
-def _read(path, default=None):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except OSError:
-        return default
-
-
 def load_names(path):
-    return {line.strip() for line in (_read(path, "") or "").splitlines() if line.strip()}
+    return {line.strip() for line in (read_text(path, "") or "").splitlines() if line.strip()}
 
 
 def load_expected(kernel, path=None):
     path = path or os.environ.get("QEMU_DISTRO_BTF_EXPECTED") or os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "btf-expected-distro-%s.txt" % kernel)
     expected, errors = {}, []
-    for n, line in enumerate((_read(path, "") or "").splitlines(), 1):
+    for n, line in enumerate((read_text(path, "") or "").splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
         fields = line.split("\t")
@@ -72,13 +68,13 @@ def judge(results, kernel, names_c, names_cxx, expected_path=None):
         entry = {"types_defined": len(defined)}
         for lang in ("c", "cxx"):
             base = os.path.join(bdir, "%s-%s" % (name, lang))
-            rc = (_read(base + ".rc", "") or "").strip()
+            rc = (read_text(base + ".rc", "") or "").strip()
             try:
-                doc = json.loads(_read(base + ".json", "") or "")
+                doc = json.loads(read_text(base + ".json", "") or "")
             except ValueError:
                 doc = None
             if rc not in ("0", "1") or not isinstance(doc, dict) or not isinstance(doc.get("counts"), dict):
-                err = (_read(base + ".err", "") or "").strip().splitlines()
+                err = (read_text(base + ".err", "") or "").strip().splitlines()
                 reasons.append("%s (%s): abidiff-uapi exited %s: %s" % (name, lang, rc or "?", err[0] if err else "no JSON"))
                 entry[lang] = {"error": err[:3], "exit": rc}
                 continue
@@ -112,13 +108,13 @@ def judge(results, kernel, names_c, names_cxx, expected_path=None):
             docs = []
             for d in (gdir, bdir):
                 try:
-                    doc = json.loads(_read(os.path.join(d, "vmlinux-%s.json" % lang), "") or "")
+                    doc = json.loads(read_text(os.path.join(d, "vmlinux-%s.json" % lang), "") or "")
                 except ValueError:
                     doc = None
                 if isinstance(doc, dict):
                     doc.pop("old", None)
                     doc.pop("new", None)
-                docs.append((doc, (_read(os.path.join(d, "vmlinux-%s.rc" % lang), "") or "").strip()))
+                docs.append((doc, (read_text(os.path.join(d, "vmlinux-%s.rc" % lang), "") or "").strip()))
             same = docs[0][0] is not None and docs[0] == docs[1]
             on_target[lang] = "identical" if same else "DIFFERENT"
             if not same:

@@ -14,17 +14,10 @@ import sys
 # The driver's judge decides what a finding of abidiff-uapi means; this script has no rules of its own.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "abidiff-uapi"))
 from uapi_check.judge import one_abi_fails  # noqa: E402
+from uapi_check.util import read_text as read  # noqa: E402
 
 # abidiff-uapi's statuses of a type found on both sides (its counts split them by status).
 COMPARED = ("unchanged", "changed", "renamed", "aliased", "extended")
-
-
-def read(path, default=None):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except OSError:
-        return default
 
 
 def schema_error(doc):

@@ -44,17 +44,27 @@ class Progress:
             self.width = 0
 
 
-def write_atomic(path, text):
-    """Write a file by temp file + rename, so a reader never sees half of it."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=os.path.dirname(path))
+def write_atomic(path, data):
+    """Write a file (text or bytes) by temp file + rename, so a reader never sees half of it."""
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=d)
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
         os.rename(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def read_text(path, default=None):
+    """A file's text (undecodable bytes replaced), or default when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return default
 
 
 def run(cmd, cwd=None, env=None):
