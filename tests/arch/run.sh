@@ -35,7 +35,7 @@ if [ -f "$r" ]; then
 	x86_64*) m="X86-64" ;; i686*) m="80386" ;; aarch64*) m="AArch64" ;; arm-*) m="ARM" ;;
 	riscv64*) m="RISC-V" ;; s390x*) m="IBM S/390" ;; powerpc64le*) m="PowerPC64" ;; *) m="?" ;;
 	esac
-	expect "obj/c-after.o is an $m object (readelf)" grep -q "Machine: *$m" <<<"$hdr"
+	expect "obj/c-after.o is an $m object (readelf)" grep -q "Machine:.*$m" <<<"$hdr"
 	expect "obj/c-after.o is $endian-endian (readelf)" grep -q "Data: .*$endian endian" <<<"$hdr"
 fi
 finish
