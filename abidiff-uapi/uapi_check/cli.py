@@ -33,7 +33,10 @@ import shutil
 import sys
 import time
 
+from .arch import DEFAULT as DEFAULT_ARCH, compat_pair, lookup as lookup_arch, names as arch_names
 from .ci import write_ci_reports
+from .compat import run_compat
+from .compat_report import terminal_summary as compat_summary, write_reports as write_compat_reports
 from .config import OUT, ROOT
 from .env import check_environment, ensure_tool
 from .headers import step_headers
@@ -68,7 +71,19 @@ def parse_args(argv):
                         "(default for a series: its DIR/waivers, when there is one)")
     p.add_argument("--baseline", metavar="REPORT",
                    help="an earlier report.json: fail only on findings it does not have")
+    p.add_argument("--arch", default=DEFAULT_ARCH,
+                   help=f"architecture, Debian's or the kernel's name (default amd64): {arch_names()}")
+    p.add_argument("--compat", metavar="ARCH32",
+                   help="compare the 64-bit ABI with this 32-bit one (i386, armhf/arm) on --kernel's "
+                        "tree: informational, exit 0 when it ran (compat.py)")
     a = p.parse_args(argv)
+    try:
+        arch = lookup_arch(a.arch)
+        pair = compat_pair(a.compat) if a.compat else None
+    except Fatal as e:
+        p.error(str(e))
+    if pair and (a.old or a.baseline or a.waivers or a.arch != DEFAULT_ARCH):
+        p.error("--compat does not go with --old/--new, --arch, --waivers or --baseline")
     if bool(a.old) != bool(a.new):
         p.error("--old and --new go together")
     if a.old and a.patches:
@@ -80,6 +95,10 @@ def parse_args(argv):
     if not out:
         name = f"{os.path.basename(a.old.rstrip('/'))}-vs-{os.path.basename(a.new.rstrip('/'))}" \
             if a.old else a.kernel
+        if pair:
+            name = f"{a.kernel}-compat-{pair[0].debian}-{pair[1].debian}"
+        elif not arch.default:
+            name += f"-{arch.debian}"
         out = os.path.join(OUT, name)
     waivers = a.waivers
     if not waivers and not a.old and os.path.isfile(os.path.join(patches, "waivers")):
@@ -87,7 +106,8 @@ def parse_args(argv):
     return Options(kernel=a.kernel, patches=patches, old=a.old, new=a.new, out=os.path.abspath(out),
                    jobs=a.jobs, quiet=a.quiet, fail_on=a.fail_on,
                    waivers=os.path.abspath(waivers) if waivers else None,
-                   baseline=os.path.abspath(a.baseline) if a.baseline else None)
+                   baseline=os.path.abspath(a.baseline) if a.baseline else None,
+                   arch=pair[0] if pair else arch, compat=pair[1] if pair else None)
 
 
 REPORTS = ("report.json", "report.txt", "report.sarif", "report.junit.xml", "report.html")
@@ -108,9 +128,10 @@ def shown_path(path):
 
 
 def describe_run(opts, trees):
+    arch = f", {opts.arch.describe()}"
     if opts.drift:
-        return f"{opts.old} -> {opts.new}"
-    return f"linux-source-{opts.kernel} with {trees.series.dir} ({len(trees.series.patches)} patches)"
+        return f"{opts.old} -> {opts.new}{arch}"
+    return f"linux-source-{opts.kernel} with {trees.series.dir} ({len(trees.series.patches)} patches){arch}"
 
 
 def check(opts, progress, started):
@@ -136,15 +157,39 @@ def check(opts, progress, started):
     report = Report(mode=mode, what=describe_run(opts, trees), checks=checks, compilers=compilers,
                     trees=trees, headers=headers, units=units, extra=extra, comparisons=comparisons,
                     coverage=coverage, fail_on=opts.fail_on, header_changes=header_changes(trees),
-                    waivers=waivers, baseline=opts.baseline, ioctls_skipped=ioctls_skipped)
+                    waivers=waivers, baseline=opts.baseline, ioctls_skipped=ioctls_skipped,
+                    arch=opts.arch)
     report.summary = summary_rows(headers, units, extra, comparisons, coverage)
     report.size_differences = size_differences(comparisons)
     report.elapsed_s = time.monotonic() - started
     return report
 
 
+def main_compat(opts):
+    """--compat ARCH32 (compat.py): informational, exit 0 when it ran, 2 when it cannot."""
+    progress = Progress(opts.quiet)
+    os.makedirs(opts.out, exist_ok=True)
+    remove_stale_reports(opts.out)
+    try:
+        report = run_compat(opts, ensure_tool, progress)
+        write_compat_reports(opts.out, report)
+    except Fatal as e:
+        remove_stale_reports(opts.out)
+        print(f"uapi-check: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        remove_stale_reports(opts.out)
+        return 130
+    sys.stdout.write(compat_summary(report))
+    if not opts.quiet:
+        print(f"uapi-check: full report in {os.path.relpath(os.path.join(opts.out, 'report.txt'))}")
+    return 0
+
+
 def main(argv):
     opts = parse_args(argv)
+    if opts.compat:
+        return main_compat(opts)
     started = time.monotonic()
     progress = Progress(opts.quiet)
     os.makedirs(opts.out, exist_ok=True)

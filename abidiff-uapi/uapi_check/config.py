@@ -15,8 +15,7 @@ else:
     TOOL = os.path.join(ROOT, "build", "abidiff-uapi", "abidiff-uapi")
     STATE = os.path.join(ROOT, "build")
     OUT = os.path.join(STATE, "uapi-check")
-ARCH = "x86_64"
-SRCARCH = "x86"
+# Architectures (ARCH=, SRCARCH, cross compilers): arch.py.
 
 # Flags of the kernel's own header test (usr/include/Makefile), and of upstream's C++ header test.
 C_ALONE_FLAGS = ["-std=c90", "-Wall", "-Werror=implicit-function-declaration"]

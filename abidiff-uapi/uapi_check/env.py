@@ -4,6 +4,7 @@ import os
 import re
 import shutil
 
+from .arch import ARCHES, DEFAULT as DEFAULT_ARCH, compiler_commands, compiler_variable
 from .config import INSTALLED, LANG_NAME, ROOT, TOOL
 from .model import Compiler
 from .util import Fatal, run, run_or_die
@@ -18,11 +19,14 @@ def source_versions(opts):
 
 
 def install_groups(opts):
-    """The install-deps groups of this run: `main` for the default job."""
+    """The install-deps groups of this run: `main` for the default job, plus the cross toolchain
+    of a non-default architecture (cross-ARCH)."""
     versions = source_versions(opts)
+    arches = [getattr(opts, "arch", None), getattr(opts, "compat", None)]
+    cross = [a.group for a in arches if a is not None and a.group]
     if versions == ["6.1"]:
-        return ["main"]
-    return ["tool", "kernel"] + [f"src-{v}" for v in sorted(set(versions))]
+        return ["main"] + cross
+    return ["tool", "kernel"] + [f"src-{v}" for v in sorted(set(versions))] + cross
 
 
 def missing_packages(groups, tarballs=None):
@@ -50,16 +54,21 @@ def check_packages(opts):
                     f"(install them with: scripts/install-deps {' '.join(groups)})")
 
 
-def find_compilers(environ=None):
-    """The C and C++ compilers (CC and CXX, default gcc and g++)."""
+def find_compilers(environ=None, arch=None):
+    """The C and C++ compilers: CC and CXX (default gcc and g++) for amd64, the architecture's
+    cross compilers for the others (arch.compiler_commands)."""
     environ = os.environ if environ is None else environ
+    arch = arch or ARCHES[DEFAULT_ARCH]
+    commands = compiler_commands(arch, environ)
     compilers = {}
-    for lang, var, default in (("c", "CC", "gcc"), ("cxx", "CXX", "g++")):
-        name = environ.get(var) or default
+    for lang in ("c", "cxx"):
+        name, var = commands[lang], compiler_variable(arch, lang)
         path = shutil.which(name)
         if not path:
-            raise Fatal(f"{LANG_NAME[lang]} compiler '{name}' not found "
-                        f"(install it, or name another with {var}=...)")
+            hint = f"scripts/install-deps {arch.group}, or " if arch.group else "install it, or "
+            where = "" if arch.default else f" for {arch.debian}"
+            raise Fatal(f"{LANG_NAME[lang]} compiler '{name}'{where} not found "
+                        f"({hint}name another with {var}=...)")
         version = run([path, "--version"])[1].splitlines()
         compilers[lang] = Compiler(lang, path, version[0] if version else "?")
     return compilers
@@ -68,7 +77,7 @@ def find_compilers(environ=None):
 def check_environment(opts):
     """Everything the run needs is there: packages, the linux-source tarballs, compilers."""
     check_packages(opts)
-    return find_compilers()
+    return find_compilers(arch=opts.arch)
 
 
 def ensure_tool(progress):

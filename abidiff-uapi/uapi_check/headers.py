@@ -7,22 +7,25 @@ import re
 import tempfile
 from dataclasses import dataclass
 
-from .config import (C_ALONE_FLAGS, CXX_ALONE_FLAGS, LANG_NAME, LANGS, REVS, SRCARCH, UNIT_FLAGS,
+from .arch import ARCHES, DEFAULT as DEFAULT_ARCH
+from .config import (C_ALONE_FLAGS, CXX_ALONE_FLAGS, LANG_NAME, LANGS, REVS, UNIT_FLAGS,
                      cache_dir)
 from .model import Headers, RevHeaders
 from .trees import list_headers
 from .util import parallel, run, run_or_die, write_atomic
 
 
-def no_header_test(makefile):
-    """The tree's own no-header-test list, evaluated by make from usr/include/Makefile."""
+def no_header_test(makefile, srcarch=None):
+    """The tree's own no-header-test list, evaluated by make from usr/include/Makefile for an
+    architecture (its rules differ by SRCARCH)."""
+    srcarch = srcarch or ARCHES[DEFAULT_ARCH].srcarch
     tree = os.path.dirname(os.path.dirname(os.path.dirname(makefile)))
     with tempfile.NamedTemporaryFile("w", suffix=".mk", delete=False) as f:
         f.write("include $(UAPI_MAKEFILE)\nprint-no-header-test:\n\t@echo $(no-header-test)\n")
         wrapper = f.name
     try:
         out = run_or_die(["make", "-s", "-f", wrapper, f"UAPI_MAKEFILE={makefile}",
-                          f"SRCARCH={SRCARCH}", "obj=/nonexistent", "srctree=" + tree,
+                          f"SRCARCH={srcarch}", "obj=/nonexistent", "srctree=" + tree,
                           "print-no-header-test"], "reading no-header-test")
     finally:
         os.unlink(wrapper)
@@ -104,12 +107,12 @@ def dir_digest(inc):
     return h.hexdigest()
 
 
-def sweep_key(compilers, digest, tested, extra, dummy_digest):
+def sweep_key(compilers, digest, tested, extra, dummy_digest, arch=DEFAULT_ARCH):
     """Per-header results depend only on the installed headers, the lists, the compilers and
     the flags: a warm run reuses them."""
     h = hashlib.sha256()
     for part in (digest, tested, extra, {k: c.to_json() for k, c in compilers.items()},
-                 C_ALONE_FLAGS, CXX_ALONE_FLAGS, UNIT_FLAGS, dummy_digest):
+                 C_ALONE_FLAGS, CXX_ALONE_FLAGS, UNIT_FLAGS, dummy_digest, arch):
         h.update(json.dumps(part, sort_keys=True).encode() + b"\0")
     return h.hexdigest()[:24]
 
@@ -134,7 +137,7 @@ class Task:
     extra: bool     # a no-header-test header, compiled only for the layout comparison
 
 
-def sweep(jobs, compilers, revs, selection, progress):
+def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH):
     """Compile every header alone in both languages, reusing cached sweeps. Returns
     [(Task, first error or None)] for every revision that needs its own sweep."""
     digests = {rev: dir_digest(revs[rev].include) for rev in REVS}
@@ -143,7 +146,7 @@ def sweep(jobs, compilers, revs, selection, progress):
     keys, tasks, results = {}, [], []
     for rev in REVS if not same else ("before",):
         tested, extra = selection[rev]
-        keys[rev] = sweep_key(compilers, digests[rev], tested, extra, dir_digest(dummy[rev]))
+        keys[rev] = sweep_key(compilers, digests[rev], tested, extra, dir_digest(dummy[rev]), arch)
         cached = load_sweep(keys[rev])
         if cached is not None:
             progress.step(f"  {rev}: per-header results reused (same headers, compilers and flags)")
@@ -173,10 +176,10 @@ def step_headers(opts, compilers, trees, progress):
     revs = trees.revisions
     excluded, selection, skipped = {}, {}, {}
     for rev in REVS:
-        excluded[rev] = no_header_test(revs[rev].file("usr/include/Makefile"))
+        excluded[rev] = no_header_test(revs[rev].file("usr/include/Makefile"), opts.arch.srcarch)
         tested, skipped[rev] = select_headers(revs[rev].include, excluded[rev])
         selection[rev] = (tested, [h for h, why in skipped[rev].items() if why == "no-header-test"])
-    same, results = sweep(opts.jobs, compilers, revs, selection, progress)
+    same, results = sweep(opts.jobs, compilers, revs, selection, progress, opts.arch.debian)
     out = {}
     for rev in REVS:
         src = "before" if same else rev

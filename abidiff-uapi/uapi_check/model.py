@@ -4,6 +4,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from .arch import ARCHES, DEFAULT as DEFAULT_ARCH, Arch
 from .config import LANGS, REVS, unit_key
 
 
@@ -20,6 +21,8 @@ class Options:
     fail_on: str = "break"              # drift: break, or review too
     waivers: Optional[str] = None       # files (waivers.py)
     baseline: Optional[str] = None
+    arch: Arch = ARCHES[DEFAULT_ARCH]   # --arch (arch.py)
+    compat: Optional[Arch] = None       # --compat ARCH32: its 32-bit architecture (compat.py)
 
     @property
     def drift(self):
@@ -348,6 +351,7 @@ class Report:
     ioctls_skipped: Dict[str, Dict[str, str]] = field(default_factory=dict)
     waivers: list = field(default_factory=list)         # waivers.Waiver
     baseline: Optional[str] = None
+    arch: Arch = ARCHES[DEFAULT_ARCH]
 
     @property
     def verdict(self):
@@ -358,6 +362,7 @@ class Report:
             "tool": "uapi-check",
             "mode": self.mode,
             "what": self.what,
+            "arch": self.arch.to_json(),
             "verdict": self.verdict,
             "checks": [c.to_json() for c in self.checks],
             "summary": [list(r) for r in self.summary],

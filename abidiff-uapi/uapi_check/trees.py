@@ -5,8 +5,10 @@ import hashlib
 import os
 import re
 import shutil
+import tempfile
 
-from .config import ARCH, REVS, ROOT, STATE, cache_dir
+from .arch import ARCHES, DEFAULT as DEFAULT_ARCH
+from .config import REVS, ROOT, STATE, cache_dir
 from .model import HeaderChange, Revision, Series, Trees
 from .util import Fatal, parallel, run, run_or_die
 
@@ -88,26 +90,45 @@ def patched_tree(pristine, series_dir, names, work, sparse):
     return tree
 
 
-def headers_install(tree, key, jobs, work):
-    """`make headers_install` out of tree; cached by key (None: not cacheable). Returns the
-    installed include directory, and whether it came from the cache."""
+def headers_cache(key, arch):
+    """The cache directory of a tree's installed headers for an architecture (ARCH= of make)."""
+    return os.path.join(cache_dir(), "headers", f"{key}@{arch.kernel}")
+
+
+def headers_install(tree, key, jobs, work, arch=None):
+    """`make headers_install ARCH=...` out of tree; cached by key and architecture (key None: not
+    cacheable). Returns the installed include directory, and whether it came from the cache."""
+    arch = arch or ARCHES[DEFAULT_ARCH]
     if key:
-        dest = os.path.join(cache_dir(), "headers", key)
+        dest = headers_cache(key, arch)
         if os.path.isfile(os.path.join(dest, ".complete")):
             return os.path.join(dest, "include"), True
         os.makedirs(os.path.dirname(dest), exist_ok=True)
     else:
-        dest = os.path.join(work, "headers-" + hashlib.sha256(tree.encode()).hexdigest()[:12])
-    tmp = dest + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.rmtree(dest, ignore_errors=True)
-    os.makedirs(tmp)
-    run_or_die(["make", "-s", "-C", tree, f"O={os.path.abspath(tmp)}/obj", f"ARCH={ARCH}",
-                f"INSTALL_HDR_PATH={os.path.abspath(tmp)}", f"-j{jobs}", "headers_install"],
-               f"make headers_install in {tree}")
+        dest = os.path.join(work, f"headers-{arch.kernel}-" + hashlib.sha256(tree.encode()).hexdigest()[:12])
+    # A temporary directory of its own: two runs (two architectures, --arch and --compat) may
+    # install the same tree at once; the first to finish wins, the other uses its result.
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=os.path.basename(dest) + ".tmp.", dir=os.path.dirname(dest))
+    try:
+        run_or_die(["make", "-s", "-C", tree, f"O={os.path.abspath(tmp)}/obj", f"ARCH={arch.kernel}",
+                    f"INSTALL_HDR_PATH={os.path.abspath(tmp)}", f"-j{jobs}", "headers_install"],
+                   f"make headers_install ARCH={arch.kernel} in {tree}")
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     shutil.rmtree(os.path.join(tmp, "obj"), ignore_errors=True)
     open(os.path.join(tmp, ".complete"), "w").close()
-    os.rename(tmp, dest)
+    if os.path.isfile(os.path.join(dest, ".complete")):
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        shutil.rmtree(dest, ignore_errors=True)   # a half-written one, from a killed run
+        try:
+            os.rename(tmp, dest)
+        except OSError:     # another run renamed its own first
+            shutil.rmtree(tmp, ignore_errors=True)
+            if not os.path.isfile(os.path.join(dest, ".complete")):
+                raise
     return os.path.join(dest, "include"), False
 
 
@@ -159,7 +180,7 @@ def revisions(opts, progress):
     if names:
         digest = series_digest(opts.patches, names)
         after_key = f"{key}+{digest}" if key else None
-        cached = bool(after_key) and os.path.isfile(os.path.join(cache_dir(), "headers", after_key, ".complete"))
+        cached = bool(after_key) and os.path.isfile(os.path.join(headers_cache(after_key, opts.arch), ".complete"))
         # A patch that no longer applies is an error even when the headers are cached.
         tree = patched_tree(pristine, opts.patches, names, opts.work, sparse=cached)
         revs["after"] = Revision("after", tree, after_key, [tree, pristine])
@@ -174,7 +195,7 @@ def step_trees(opts, progress):
     revs, series = revisions(opts, progress)
 
     def install(rev):
-        return headers_install(revs[rev].tree, revs[rev].key, max(1, opts.jobs // 2), opts.work)
+        return headers_install(revs[rev].tree, revs[rev].key, max(1, opts.jobs // 2), opts.work, opts.arch)
 
     if (revs["after"].tree, revs["after"].key) == (revs["before"].tree, revs["before"].key):
         results = [install("before")] * 2  # an empty series: one install serves both
@@ -182,7 +203,8 @@ def step_trees(opts, progress):
         results = parallel(2, install, list(REVS))
     for rev, (inc, cached) in zip(REVS, results):
         revs[rev].include = copy_headers(inc, opts.out, rev)
-        progress.step(f"  headers_install {rev}: {revs[rev].tree}" + (" (cached)" if cached else ""))
+        progress.step(f"  headers_install ARCH={opts.arch.kernel} {rev}: {revs[rev].tree}"
+                      + (" (cached)" if cached else ""))
     return Trees(revs, series, {r: len(list_headers(revs[r].include)) for r in REVS})
 
 

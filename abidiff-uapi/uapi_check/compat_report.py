@@ -1,0 +1,88 @@
+"""report.txt, report.json and report.html of a --compat run (compat.py), rendered from its
+CompatReport. Everything is sorted by header, then name, for a kernel developer to walk."""
+import html
+import json
+import os
+
+from .compat import CompatReport
+from .util import write_atomic
+
+REPORTS = ("report.json", "report.txt", "report.html")
+
+
+def cause_text(causes):
+    """'align8 (x: __u64 is 8-aligned on ...); member-type (...)' from the tool's causes."""
+    parts = []
+    for c in causes:
+        where = f" {c['member']}" if c.get("member") else ""
+        detail = f": {c['detail']}" if c.get("detail") else ""
+        parts.append(f"{c.get('cause', 'other')}{where}{detail}")
+    return "; ".join(parts) or "(no cause given)"
+
+
+def render_text(r: CompatReport) -> str:
+    a64, a32 = r.arch64.debian, r.arch32.debian
+    lines = [f"uapi-check --compat: {r.what}", "",
+             f"Informational: which types and ioctl numbers differ between the {a64} and {a32} ABIs.",
+             "It does not know which ioctls have compat handlers: check each one.", "",
+             f"{r.headers} headers in both units ({len(r.left_out)} left out, listed at the end)",
+             f"Types whose layout differs: {len(r.types)}"]
+    for cause, n in r.cause_counts().items():
+        lines.append(f"  {cause}: {n}")
+    c = r.ioctl_counts
+    lines += [f"ioctl request numbers that differ: {c['differ']} of {c['compared']}"
+              + (f" ({c['only64']} only in {a64}, {c['only32']} only in {a32})" if c['only64'] or c['only32'] else ""),
+              "", f"== Types ({a64} size -> {a32} size), by header"]
+    header = object()
+    for t in r.types:
+        if t.header != header:
+            header = t.header
+            lines.append(f"{t.header or '(no header)'}")
+        lines.append(f"  {t.name}: {t.size64} -> {t.size32} [{t.status}] {', '.join(t.cause_names())}")
+        for cause in t.causes:
+            lines.append(f"      {cause_text([cause])}")
+    lines += ["", f"== ioctl request numbers ({a64} -> {a32}), by header"]
+    header = object()
+    for i in r.ioctls:
+        if i.header != header:
+            header = i.header
+            lines.append(f"{i.header or '(no header)'}")
+        causes = ", ".join(sorted({x.get('cause', 'other') for x in i.argument_causes}))
+        lines.append(f"  {i.name}: 0x{i.number64:08x} -> 0x{i.number32:08x}, argument {i.argument or '(none)'}"
+                     + (f": {causes}" if causes else ""))
+    if r.left_out:
+        lines += ["", "== Headers in neither unit"]
+        lines += [f"  {h}: {why}" for h, why in r.left_out.items()]
+    lines += ["", f"compilers: {r.compilers[a64]} / {r.compilers[a32]}", f"elapsed: {r.elapsed_s:.1f} s", ""]
+    return "\n".join(lines)
+
+
+def render_html(r: CompatReport) -> str:
+    e = html.escape
+    rows = "".join(f"<tr><td>{e(t.header or '')}</td><td>{e(t.name)}</td><td>{t.size64}</td><td>{t.size32}</td>"
+                   f"<td>{e(cause_text(t.causes))}</td></tr>" for t in r.types)
+    io = "".join(f"<tr><td>{e(i.header or '')}</td><td>{e(i.name)}</td><td>0x{i.number64:08x}</td>"
+                 f"<td>0x{i.number32:08x}</td><td>{e(i.argument or '')}</td>"
+                 f"<td>{e(cause_text(i.argument_causes))}</td></tr>" for i in r.ioctls)
+    counts = ", ".join(f"{k} {v}" for k, v in r.cause_counts().items())
+    return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>uapi-check --compat ({e(r.what)})"
+            f"</title></head><body><h1>uapi-check --compat: {e(r.arch64.debian)} against {e(r.arch32.debian)}</h1>"
+            f"<p>{e(r.what)}</p><p>Informational; it does not say which ioctls have compat handlers.</p>"
+            f"<h2>{len(r.types)} types differ ({e(counts)})</h2><table><tr><th>header</th><th>type</th>"
+            f"<th>{e(r.arch64.debian)}</th><th>{e(r.arch32.debian)}</th><th>causes</th></tr>{rows}</table>"
+            f"<h2>{r.ioctl_counts['differ']} ioctl numbers differ</h2><table><tr><th>header</th><th>ioctl</th>"
+            f"<th>{e(r.arch64.debian)}</th><th>{e(r.arch32.debian)}</th><th>argument</th><th>its causes</th></tr>"
+            f"{io}</table></body></html>\n")
+
+
+def write_reports(out: str, r: CompatReport):
+    write_atomic(os.path.join(out, "report.json"), json.dumps(r.to_json(), indent=1) + "\n")
+    write_atomic(os.path.join(out, "report.txt"), render_text(r))
+    write_atomic(os.path.join(out, "report.html"), render_html(r))
+
+
+def terminal_summary(r: CompatReport) -> str:
+    counts = ", ".join(f"{k} {v}" for k, v in r.cause_counts().items())
+    return (f"uapi-check --compat: {r.arch64.debian} vs {r.arch32.debian}: {len(r.types)} types differ"
+            + (f" ({counts})" if counts else "")
+            + f"; {r.ioctl_counts['differ']} of {r.ioctl_counts['compared']} ioctl numbers differ\n")
