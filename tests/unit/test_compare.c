@@ -8,16 +8,7 @@
 #include "conventions.h"
 #include "model.h"
 
-static int failures, checks;
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		checks++;                                                            \
-		if (!(cond)) {                                                       \
-			failures++;                                                  \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                    \
-	} while (0)
+#include "check.h"
 
 struct mdef {
 	const char *name;
@@ -324,6 +315,5 @@ int main(void)
 	test_names();
 	test_severities();
 	test_strmap();
-	printf("unit: %d checks\n%d passed, %d failed\n", checks, checks - failures, failures);
-	return failures ? 1 : 0;
+	return check_summary("unit");
 }

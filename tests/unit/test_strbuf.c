@@ -8,16 +8,7 @@
 #include "strbuf.h"
 #include "xmem.h"
 
-static int failures, checks;
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		checks++;                                                            \
-		if (!(cond)) {                                                       \
-			failures++;                                                  \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                    \
-	} while (0)
+#include "check.h"
 
 /* Under AddressSanitizer (tests/run-all's second pass) an impossible
  * allocation must return NULL as it does without it, not stop the test. */
@@ -104,6 +95,5 @@ int main(void)
 {
 	test_strbuf();
 	test_oom();
-	printf("%d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
+	return check_summary("unit-strbuf");
 }

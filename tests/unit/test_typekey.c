@@ -8,16 +8,7 @@
 #include "model.h"
 #include "typekey.h"
 
-static int failures, checks;
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		checks++;                                                            \
-		if (!(cond)) {                                                       \
-			failures++;                                                  \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                    \
-	} while (0)
+#include "check.h"
 
 #define CHECK_STR(got, want)                                                         \
 	do {                                                                         \
@@ -193,6 +184,5 @@ int main(void)
 	test_named(&a);
 	test_anon(&a);
 	au_arena_deinit(&a);
-	printf("%d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
+	return check_summary("unit-typekey");
 }
