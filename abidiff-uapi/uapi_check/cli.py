@@ -165,21 +165,35 @@ def check(opts, progress, started):
     return report
 
 
-def main_compat(opts):
-    """--compat ARCH32 (compat.py): informational, exit 0 when it ran, 2 when it cannot."""
-    progress = Progress(opts.quiet)
+def guarded(opts, produce):
+    """Run produce(), which computes a report and writes it into opts.out: (report, None), or
+    (None, exit status) after a Fatal error (said in one line) or an interrupt, with no report
+    left behind, whole or stale."""
     os.makedirs(opts.out, exist_ok=True)
     remove_stale_reports(opts.out)
     try:
-        report = run_compat(opts, ensure_tool, progress)
-        write_compat_reports(opts.out, report)
+        return produce(), None
     except Fatal as e:
         remove_stale_reports(opts.out)
         print(f"uapi-check: error: {e}", file=sys.stderr)
-        return 2
+        return None, 2
     except KeyboardInterrupt:
         remove_stale_reports(opts.out)
-        return 130
+        return None, 130
+
+
+def main_compat(opts):
+    """--compat ARCH32 (compat.py): informational, exit 0 when it ran, 2 when it cannot."""
+    progress = Progress(opts.quiet)
+
+    def produce():
+        report = run_compat(opts, ensure_tool, progress)
+        write_compat_reports(opts.out, report)
+        return report
+
+    report, rc = guarded(opts, produce)
+    if rc is not None:
+        return rc
     sys.stdout.write(compat_summary(report))
     if not opts.quiet:
         print(f"uapi-check: full report in {os.path.relpath(os.path.join(opts.out, 'report.txt'))}")
@@ -192,23 +206,21 @@ def main(argv):
         return main_compat(opts)
     started = time.monotonic()
     progress = Progress(opts.quiet)
-    os.makedirs(opts.out, exist_ok=True)
-    remove_stale_reports(opts.out)
-    try:
+
+    def produce():
         report = check(opts, progress, started)
         write_atomic(os.path.join(opts.out, "report.json"), json.dumps(report.to_json(), indent=1) + "\n")
         write_atomic(os.path.join(opts.out, "report.txt"), render_text(report))
         write_ci_reports(opts.out, report.comparisons)
         write_atomic(os.path.join(opts.out, "report.html"), render_html(report))
-    except Fatal as e:
-        remove_stale_reports(opts.out)
-        print(f"uapi-check: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        remove_stale_reports(opts.out)
-        return 130
+        return report
+
+    try:
+        report, rc = guarded(opts, produce)
     finally:
         shutil.rmtree(os.path.join(opts.work, "tree-after"), ignore_errors=True)
+    if rc is not None:
+        return rc
     if opts.quiet:
         print(f"uapi-check: {report.verdict.upper()}")
     else:
