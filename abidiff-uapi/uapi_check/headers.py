@@ -92,10 +92,71 @@ def alone_command(compiler, lang, inc, dummy, header, extra=False):
     return cmd + ["-include", path, "-include", path]
 
 
+def parse_deps(text):
+    """The files of a make rule that -MD -MF - wrote (the first name is the target)."""
+    names = text.replace("\\\n", " ").split()
+    return [os.path.normpath(n) for n in names[1:] if n != "/dev/null"]
+
+
+def relative_deps(deps, roots):
+    """Each dependency as [root index, path inside it], or [-1, absolute path] outside them."""
+    out = []
+    for d in deps:
+        for i, r in enumerate(roots):
+            if d.startswith(r + "/"):
+                out.append([i, d[len(r) + 1:]])
+                break
+        else:
+            out.append([-1, d])
+    return out
+
+
+def compile_alone_deps(compiler, lang, inc, dummy, header, extra=False):
+    """(None when the header compiles alone, else its first error; the files it read, as
+    relative_deps over (inc, dummy), or None when the compiler wrote none)."""
+    rc, out, err = run(alone_command(compiler, lang, inc, dummy, header, extra) + ["-MD", "-MF", "-"])
+    deps = parse_deps(out)
+    roots = (os.path.normpath(inc), os.path.normpath(dummy))
+    return (None if rc == 0 else first_error(err, inc)), (relative_deps(deps, roots) if deps else None)
+
+
 def compile_alone(compiler, lang, inc, dummy, header, extra=False):
     """None when the header compiles alone, else its first error."""
-    rc, _, err = run(alone_command(compiler, lang, inc, dummy, header, extra))
-    return None if rc == 0 else first_error(err, inc)
+    return compile_alone_deps(compiler, lang, inc, dummy, header, extra)[0]
+
+
+def file_digests(root):
+    digests = {}
+    for rel in list_headers(root):
+        with open(os.path.join(root, rel), "rb") as f:
+            digests[rel] = hashlib.sha256(f.read()).digest()
+    return digests
+
+
+def changed_files(before, after):
+    """Per root (include dir, dummy dir): the paths that differ between the revisions (changed,
+    added or removed), and the paths only after has."""
+    changed, added = [], []
+    for b, a in zip(before, after):
+        db, da = file_digests(b), file_digests(a)
+        changed.append({p for p in db.keys() | da.keys() if db.get(p) != da.get(p)})
+        added.append(set(da) - set(db))
+    return changed, added
+
+
+def reusable(deps, changed, added):
+    """A before result holds for after when the compiler wrote its dependencies and none of
+    them changed: no file it read differs, and no file that after adds could shadow a system
+    header it read by the same include name."""
+    if not deps:
+        return False
+    for root, path in deps:
+        if root >= 0:
+            if path in changed[root]:
+                return False
+        elif any(path.endswith("/" + a) for a_set in added for a in a_set):
+            return False
+    return True
 
 
 def dir_digest(inc):
@@ -139,33 +200,67 @@ class Task:
 
 def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH):
     """Compile every header alone in both languages, reusing cached sweeps. Returns
-    [(Task, first error or None)] for every revision that needs its own sweep."""
+    (same, [(Task, first error or None)] for every revision that needs its own sweep, the
+    number of after results reused from before).
+
+    The after sweep compiles again only what the series can have changed: a header whose own
+    file and every file it read (the compiler's -MD list) are byte-identical in before and after
+    keeps its before result, since the compiler and flags are the same."""
     digests = {rev: dir_digest(revs[rev].include) for rev in REVS}
     same = digests["after"] == digests["before"]
     dummy = {rev: revs[rev].file("usr/dummy-include") for rev in REVS}
-    keys, tasks, results = {}, [], []
+    keys, results, deps = {}, [], {}
+    reused = 0
+
+    def one(t):
+        return compile_alone_deps(compilers[t.lang].path, t.lang, revs[t.rev].include, dummy[t.rev],
+                                  t.header, t.extra)
+
+    def todo(rev):
+        tested, extra = selection[rev]
+        return [Task(rev, lang, h, x) for lang in LANGS
+                for h, x in [(h, False) for h in tested] + [(h, True) for h in extra]]
+
+    fresh = []
     for rev in REVS if not same else ("before",):
         tested, extra = selection[rev]
         keys[rev] = sweep_key(compilers, digests[rev], tested, extra, dir_digest(dummy[rev]), arch)
         cached = load_sweep(keys[rev])
         if cached is not None:
             progress.step(f"  {rev}: per-header results reused (same headers, compilers and flags)")
-            results += [(Task(rev, *t), r) for t, r in cached]
+            for entry in cached:
+                t = Task(rev, *entry[0])
+                results.append((t, entry[1]))
+                deps[t] = entry[2] if len(entry) > 2 else None
             continue
-        todo = [Task(rev, lang, h, x) for lang in LANGS
-                for h, x in [(h, False) for h in tested] + [(h, True) for h in extra]]
-        tasks += todo
-
-    def one(t):
-        return compile_alone(compilers[t.lang].path, t.lang, revs[t.rev].include, dummy[t.rev],
-                             t.header, t.extra)
-
-    fresh = list(zip(tasks, parallel(jobs, one, tasks, progress, "compiling headers alone")))
+        tasks = todo(rev)
+        if rev == "after":
+            changed, added = changed_files((revs["before"].include, dummy["before"]),
+                                           (revs["after"].include, dummy["after"]))
+            prior = {(t.lang, t.header, t.extra): t for t in deps if t.rev == "before"}
+            by_task = {t: r for t, r in results if t.rev == "before"}
+            again = []
+            for t in tasks:
+                b = prior.get((t.lang, t.header, t.extra))
+                if b is not None and reusable(deps[b], changed, added):
+                    results.append((t, by_task[b]))
+                    deps[t] = deps[b]
+                    reused += 1
+                else:
+                    again.append(t)
+            progress.step(f"  after: {reused} of {len(tasks)} per-header results reused from before "
+                          f"(the files they read are unchanged), {len(again)} to compile")
+            tasks = again
+        out = parallel(jobs, one, tasks, progress, f"compiling headers alone ({rev})")
+        for t, (err, d) in zip(tasks, out):
+            results.append((t, err))
+            deps[t] = d
+        fresh += tasks
     for rev in keys:
-        mine = [(t, r) for t, r in fresh if t.rev == rev]
-        if mine:
-            save_sweep(keys[rev], [[[t.lang, t.header, t.extra], r] for t, r in mine])
-    return same, fresh + results
+        if any(t.rev == rev for t in fresh):
+            save_sweep(keys[rev], [[[t.lang, t.header, t.extra], r, deps[t]]
+                                   for t, r in results if t.rev == rev])
+    return same, results, reused
 
 
 def step_headers(opts, compilers, trees, progress):
@@ -179,7 +274,7 @@ def step_headers(opts, compilers, trees, progress):
         excluded[rev] = no_header_test(revs[rev].file("usr/include/Makefile"), opts.arch.srcarch)
         tested, skipped[rev] = select_headers(revs[rev].include, excluded[rev])
         selection[rev] = (tested, [h for h, why in skipped[rev].items() if why == "no-header-test"])
-    same, results = sweep(opts.jobs, compilers, revs, selection, progress, opts.arch.debian)
+    same, results, reused = sweep(opts.jobs, compilers, revs, selection, progress, opts.arch.debian)
     out = {}
     for rev in REVS:
         src = "before" if same else rev
@@ -196,7 +291,8 @@ def step_headers(opts, compilers, trees, progress):
                 if t.extra:
                     extra_ok[t.lang].append(t.header)
         out[rev] = RevHeaders(selection[rev][0], skipped[rev], excluded[rev], failed,
-                              {lang: sorted(v) for lang, v in compiles.items()}, extra_ok)
+                              {lang: sorted(v) for lang, v in compiles.items()}, extra_ok,
+                              reused if rev == "after" and not same else 0)
         tested = out[rev].tested
         for lang in LANGS:
             n = len(failed[lang])

@@ -93,6 +93,7 @@ class RevHeaders:
     failed: Dict[str, Dict[str, str]]       # lang -> header -> first error (tested headers only)
     compiles: Dict[str, List[str]]          # lang -> every header that compiles alone, sorted
     extra_ok: Dict[str, List[str]]          # lang -> no-header-test headers that compile alone
+    reused: int = 0                         # after: results kept from before (nothing they read changed)
 
     def to_json(self):
         return {
@@ -104,6 +105,7 @@ class RevHeaders:
             "compiled": {lang: len(self.tested) - len(self.failed[lang]) for lang in LANGS},
             "failed": {lang: self.failed[lang] for lang in LANGS},
             "no_header_test_compiled": {lang: sorted(self.extra_ok[lang]) for lang in LANGS},
+            "reused_from_before": self.reused,
         }
 
 

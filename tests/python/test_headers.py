@@ -73,3 +73,68 @@ def test_sweep_key_changes_with_inputs():
     assert k != headers.sweep_key(cc, "d1", ["a.h"], ["b.h"], "dd")
     other = dict(cc, c=Compiler("c", "/usr/bin/clang", "clang 14"))
     assert k != headers.sweep_key(other, "d1", ["a.h"], [], "dd")
+
+
+def test_parse_deps_and_relative():
+    text = "null.o: /dev/null /i/linux/a.h \\\n /i/linux/../asm/b.h /d/asm/x.h /usr/include/stdio.h\n"
+    deps = headers.parse_deps(text)
+    assert deps == ["/i/linux/a.h", "/i/asm/b.h", "/d/asm/x.h", "/usr/include/stdio.h"]
+    assert headers.relative_deps(deps, ("/i", "/d")) == [[0, "linux/a.h"], [0, "asm/b.h"], [1, "asm/x.h"],
+                                                          [-1, "/usr/include/stdio.h"]]
+
+
+def test_reusable_only_when_nothing_read_changed():
+    deps = [[0, "linux/a.h"], [0, "linux/types.h"], [-1, "/usr/include/stdio.h"]]
+    none = [set(), set()]
+    assert headers.reusable(deps, none, none)
+    assert not headers.reusable(deps, [{"linux/types.h"}, set()], none)
+    assert headers.reusable(deps, [{"linux/other.h"}, set()], none)
+    # A file after adds may shadow a system header read by the same include name.
+    assert not headers.reusable(deps, [{"stdio.h"}, set()], [{"stdio.h"}, set()])
+    # No dependency list (the compiler stopped early): compile again.
+    assert not headers.reusable(None, none, none)
+    assert not headers.reusable([], none, none)
+
+
+class _Progress:
+    def step(self, _):
+        pass
+
+    def count(self, *_):
+        pass
+
+
+@NEEDS_GCC
+def test_sweep_reuses_only_headers_whose_includes_are_unchanged(tree):
+    """The after sweep compiles again a header whose include changed (and it now fails), and
+    keeps the before result of a header that reads nothing that changed."""
+    from uapi_check.model import Revision
+    import os
+    base = {"linux/types.h": "#ifndef T\n#define T\ntypedef int s32;\n#endif\n",
+            "linux/a.h": "#ifndef A\n#define A\n#include <linux/types.h>\nstruct a { s32 x; };\n#endif\n",
+            "linux/b.h": "#ifndef B\n#define B\nstruct b { int y; };\n#endif\n"}
+    before = tree(dict(base), name="before/usr/include")
+    changed = dict(base)
+    changed["linux/types.h"] = "#ifndef T\n#define T\ntypedef int s32;\nstruct t { int class; };\n#endif\n"
+    after = tree(changed, name="after/usr/include")
+    tree({"x.h": ""}, name="before/usr/dummy-include")
+    tree({"x.h": ""}, name="after/usr/dummy-include")
+    revs = {r: Revision(r, os.path.dirname(os.path.dirname(inc)), None,
+                        [os.path.dirname(os.path.dirname(inc))], inc)
+            for r, inc in (("before", before), ("after", after))}
+    cc = {"c": Compiler("c", shutil.which("gcc"), "gcc"), "cxx": Compiler("cxx", shutil.which("g++"), "g++")}
+    tested = ["linux/a.h", "linux/b.h", "linux/types.h"]
+    selection = {"before": (tested, []), "after": (tested, [])}
+    os.environ["ABIDIFF_UAPI_CACHE"] = os.path.join(os.path.dirname(os.path.dirname(before)), "cache")
+    try:
+        same, results, reused = headers.sweep(2, cc, revs, selection, _Progress(), "amd64")
+    finally:
+        del os.environ["ABIDIFF_UAPI_CACHE"]
+    assert not same
+    got = {(t.rev, t.lang, t.header): err for t, err in results}
+    assert len(got) == 12
+    # b.h reads nothing that changed: both languages reused; a.h and types.h read types.h.
+    assert reused == 2
+    assert got[("after", "cxx", "linux/a.h")] is not None and got[("after", "cxx", "linux/types.h")] is not None
+    assert got[("before", "cxx", "linux/a.h")] is None
+    assert got[("after", "c", "linux/a.h")] is None and got[("after", "cxx", "linux/b.h")] is None
