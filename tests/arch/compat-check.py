@@ -18,12 +18,18 @@ from uapi_check.arch import compiler_commands, lookup  # noqa: E402
 IDENT = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
-def asserts(report, side):
-    """The assertion unit for one side (64 or 32)."""
+def asserts(report, side, unit=None):
+    """The assertion unit for one side (64 or 32): the includes of the run's own unit for that
+    architecture (UNIT, its source; a declaring header included alone can mean another layout,
+    e.g. asm-generic/statfs.h without arm's ARCH_PACK_STATFS64), else the declaring headers."""
     lines, n = [], 0
-    headers = sorted({t["header"] for t in report["types"] if t["header"]}
-                     | {i["header"] for i in report["ioctls"] if i["header"]})
-    lines += [f"#include <{h}>" for h in headers]
+    if unit is not None:
+        with open(unit) as f:
+            lines += [ln.rstrip("\n") for ln in f if ln.startswith("#include ")]
+    else:
+        headers = sorted({t["header"] for t in report["types"] if t["header"]}
+                         | {i["header"] for i in report["ioctls"] if i["header"]})
+        lines += [f"#include <{h}>" for h in headers]
     for t in report["types"]:
         size = t[f"size{side}"]
         name = t["name"]
@@ -59,7 +65,8 @@ def main(argv):
     for side, key in (("64", "arch64"), ("32", "arch32")):
         a = lookup(report[key]["debian"])
         cc = compiler_commands(a)["c"]
-        text, n = asserts(report, side)
+        unit = os.path.join(out, "work", f"c-{a.debian}.c")
+        text, n = asserts(report, side, unit if os.path.exists(unit) else None)
         src = os.path.join(out, "work", f"compat-check-{a.debian}.c")
         os.makedirs(os.path.dirname(src), exist_ok=True)
         with open(src, "w") as f:
