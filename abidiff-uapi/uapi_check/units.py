@@ -1,13 +1,15 @@
 """Step 3: one translation unit per language and revision with every header that compiles
 there (-g -fno-eliminate-unused-debug-types), leaving out headers that collide in one unit.
 Step 3b: each header left out of a main unit, in a unit of its own."""
+import hashlib
+import json
 import os
 import re
 import shutil
 
 from .collisions import blame, parse_first_collision, relpath_in
-from .config import DEBUG_FLAGS, LANG_NAME, LANGS, REVS, UNIT_FLAGS, unit_key
-from .headers import first_error
+from .config import DEBUG_FLAGS, LANG_NAME, LANGS, REVS, UNIT_FLAGS, cache_dir, unit_key
+from .headers import dir_digest, first_error
 from .matrix import base_matrix
 from .model import AlonePair, AloneUnit, Collision, ExtraUnits, Unit, UnitCoverage, all_unit_keys
 from .util import Fatal, parallel, run, write_atomic
@@ -20,23 +22,68 @@ def unit_command(compiler, lang, unit, obj, rel_inc, out):
             "-I", rel_inc, "-c", os.path.relpath(unit, out), "-o", os.path.relpath(obj, out)]
 
 
-def build_unit(compiler, lang, rev, headers, inc, out, max_rounds=80):
+def unit_cache_key(ident, lang, rev, headers, inc, rel_inc):
+    """A unit's object depends only on the compiler, the flags, the headers it is offered (and
+    their bytes), and the names DWARF records (the unit's and the include dir's, relative to the
+    out dir): a warm run copies the object instead of compiling the unit again."""
+    h = hashlib.sha256()
+    for part in ("unit-1", ident, lang, rev, list(headers), dir_digest(inc), rel_inc,
+                 UNIT_FLAGS[lang], DEBUG_FLAGS):
+        h.update(json.dumps(part, sort_keys=True).encode() + b"\0")
+    return h.hexdigest()[:24]
+
+
+def load_unit(key, lang, rev, out, obj):
+    """The cached Unit for key, its object copied to obj; None when not cached."""
+    d = os.path.join(cache_dir(), "units", key)
+    try:
+        with open(os.path.join(d, "unit.json")) as f:
+            meta = json.load(f)
+        tmp = obj + ".tmp"
+        shutil.copyfile(os.path.join(d, "unit.o"), tmp)
+        os.rename(tmp, obj)
+    except (OSError, ValueError):
+        return None
+    return Unit(lang, rev, os.path.relpath(obj, out), meta["included"],
+                [Collision(**c) for c in meta["collisions"]], os.path.getsize(obj))
+
+
+def save_unit(key, unit, obj):
+    d = os.path.join(cache_dir(), "units", key)
+    os.makedirs(d, exist_ok=True)
+    tmp = os.path.join(d, "unit.o.tmp")
+    shutil.copyfile(obj, tmp)
+    os.rename(tmp, os.path.join(d, "unit.o"))
+    write_atomic(os.path.join(d, "unit.json"), json.dumps(
+        {"included": unit.included, "collisions": [c.to_json() for c in unit.collisions]}))
+
+
+def build_unit(compiler, lang, rev, headers, inc, out, max_rounds=80, ident=None):
     """Compile one unit with every header; leave out colliding headers one at a time until it
-    compiles."""
+    compiles. With ident (the compiler's identity), reuse a cached object of the same inputs."""
     ext = "c" if lang == "c" else "cc"
     work = os.path.join(out, "work")
     unit = os.path.join(work, f"{lang}-{rev}.{ext}")
     obj = os.path.join(out, "obj", f"{lang}-{rev}.o")
     tmp_obj = os.path.join(work, f"{lang}-{rev}.o")
+    rel_inc = os.path.relpath(inc, out)
+    key = unit_cache_key(ident, lang, rev, headers, inc, rel_inc) if ident is not None else None
+    if key:
+        cached = load_unit(key, lang, rev, out, obj)
+        if cached:
+            write_atomic(unit, "".join(f"#include <{h}>\n" for h in cached.included))
+            return cached
     included = list(headers)
     collisions = []
-    rel_inc = os.path.relpath(inc, out)
     for _ in range(max_rounds):
         write_atomic(unit, "".join(f"#include <{h}>\n" for h in included))
         rc, _, err = run(unit_command(compiler, lang, unit, tmp_obj, rel_inc, out), cwd=out)
         if rc == 0:
             os.rename(tmp_obj, obj)
-            return Unit(lang, rev, os.path.relpath(obj, out), included, collisions, os.path.getsize(obj))
+            built = Unit(lang, rev, os.path.relpath(obj, out), included, collisions, os.path.getsize(obj))
+            if key:
+                save_unit(key, built, obj)
+            return built
         col = parse_first_collision(err, os.path.relpath(unit, out), out)
         culprit = blame(col, included, rel_inc, os.path.relpath(unit, out)) if col else None
         if not culprit:
@@ -59,7 +106,7 @@ def step_units(opts, compilers, trees, headers, progress):
     def one(combo):
         lang, rev = combo
         return build_unit(compilers[lang].path, lang, rev, headers.revs[rev].compiles[lang],
-                          trees.revisions[rev].include, opts.out)
+                          trees.revisions[rev].include, opts.out, ident=compilers[lang].to_json())
 
     built = parallel(opts.jobs, one, combos)
     if headers.same:  # identical headers (an empty series): the after objects are copies

@@ -59,3 +59,34 @@ def test_build_alone_unit_reports_the_first_error(tmp_path):
     assert err is None and os.path.isfile(obj)
     obj, err = units.build_alone_unit("gcc", "c", "c-after+linux-bad", "linux/bad.h", str(inc), str(out))
     assert obj is None and err.startswith("include/linux/bad.h:1:") and "u32" in err
+
+
+@NEEDS_GCC
+def test_build_unit_cache_hits_only_on_the_same_inputs(tmp_path, monkeypatch):
+    """A second build with the same compiler identity and header bytes copies the cached object
+    (same Unit, same bytes, no compile); a changed header or compiler identity compiles again."""
+    monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    inc = out / "include" / "after"
+    (inc / "linux").mkdir(parents=True)
+    (inc / "linux" / "a.h").write_text("struct a { int x; };\n")
+    (inc / "linux" / "b.h").write_text("struct a { long y; };\n")
+    (out / "obj").mkdir()
+    (out / "work").mkdir()
+    ident = {"path": "gcc", "version": "gcc 12"}
+    first = units.build_unit("gcc", "c", "after", ["linux/a.h", "linux/b.h"], str(inc), str(out), ident=ident)
+    data = (out / first.object).read_bytes()
+    calls = []
+    real_run = units.run
+    monkeypatch.setattr(units, "run", lambda *a, **k: calls.append(a) or real_run(*a, **k))
+    (out / first.object).unlink()
+    again = units.build_unit("gcc", "c", "after", ["linux/a.h", "linux/b.h"], str(inc), str(out), ident=ident)
+    assert calls == []
+    assert again == first and (out / again.object).read_bytes() == data
+    assert (out / "work" / "c-after.c").read_text() == "#include <linux/a.h>\n"
+    units.build_unit("gcc", "c", "after", ["linux/a.h", "linux/b.h"], str(inc), str(out),
+                     ident={"path": "gcc", "version": "gcc 13"})
+    assert len(calls) == 2      # a collision round, then the unit without b.h
+    (inc / "linux" / "a.h").write_text("struct a { int x, z; };\n")
+    changed = units.build_unit("gcc", "c", "after", ["linux/a.h", "linux/b.h"], str(inc), str(out), ident=ident)
+    assert len(calls) == 4 and (out / changed.object).read_bytes() != data
