@@ -422,10 +422,28 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 		}
 	}
 
-	/* Names only in OLD: an alias that went, a rename, or a loss. */
+	/* Names only in OLD: an alias that went, a rename, or a loss. A member
+	 * that NEW still has at 0 bytes (an empty struct, 1 byte in C++, that
+	 * became 0 bytes) is no loss: it shrank, and is judged so. */
+	struct flat_member *fz = NULL;
+	size_t nz = 0;
+	struct flat_index iz = { 0 };
 	for (size_t i = 0; i < no; i++) {
 		if (find_flat(&in, fo[i].name))
 			continue;
+		if (!fz) {
+			nz = au_layout_flatten_paths_all(n, &c->out->arena, &fz);
+			index_flat(&iz, fz, nz);
+		}
+		const struct flat_member *shrunk = find_flat(&iz, fo[i].name);
+		if (shrunk && shrunk->member->size == 0 && fo[i].member->size > 0) {
+			struct change *ch = push(c, CHANGE_MEMBER, true, REASON_MOVED);
+			ch->what = member_differences(c, &fo[i], shrunk);
+			ch->old_member = fo[i];
+			ch->new_member = *shrunk;
+			grade_member(c, &mc, ch, NULL);
+			continue;
+		}
 		bool keyword = c->c_to_cxx && au_is_cxx_keyword(leaf(&fo[i]));
 		bool reserved = !strict && au_is_reserved_name(leaf(&fo[i]));
 		const struct flat_member *common = NULL;
@@ -489,6 +507,10 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 		}
 	}
 	free(used);
+	if (fz) {
+		unindex_flat(&iz);
+		free(fz);
+	}
 	unindex_flat(&io);
 	unindex_flat(&in);
 	free(fo);

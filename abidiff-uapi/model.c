@@ -121,7 +121,7 @@ static void flat_push(struct flat_buf *b, const struct layout_member *m, uint64_
 /* paths: NULL to stop at named members; else the arena for "u.x" names,
  * and prefix the path so far ("" at the top). */
 static void flatten(const struct layout_type *t, uint64_t base, struct flat_buf *b, int depth,
-		    struct arena *paths, const char *prefix, unsigned union_depth)
+		    struct arena *paths, const char *prefix, unsigned union_depth, bool keep_empty)
 {
 	if (depth > 4096)   /* beyond the readers' limits */
 		return;
@@ -130,15 +130,15 @@ static void flatten(const struct layout_type *t, uint64_t base, struct flat_buf 
 	for (size_t i = 0; i < t->nmembers; i++) {
 		const struct layout_member *m = &t->members[i];
 		if (m->name) {
-			if (is_empty_filler(m))
+			if (is_empty_filler(m) && !keep_empty)
 				continue;
 			const char *name = paths && *prefix ? au_arena_printf(paths, "%s%s", prefix, m->name) : m->name;
 			flat_push(b, m, base + m->bit_offset, name, union_depth, t);
 			if (paths && m->nested)
 				flatten(m->nested, base + m->bit_offset, b, depth + 1, paths,
-					au_arena_printf(paths, "%s.", name), union_depth);
+					au_arena_printf(paths, "%s.", name), union_depth, keep_empty);
 		} else if (m->anon) {
-			flatten(m->anon, base + m->bit_offset, b, depth + 1, paths, prefix, union_depth);
+			flatten(m->anon, base + m->bit_offset, b, depth + 1, paths, prefix, union_depth, keep_empty);
 		}
 	}
 }
@@ -151,10 +151,11 @@ static int cmp_flat(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static size_t flatten_sorted(const struct layout_type *t, struct arena *paths, struct flat_member **ret)
+static size_t flatten_sorted(const struct layout_type *t, struct arena *paths, struct flat_member **ret,
+			     bool keep_empty)
 {
 	struct flat_buf b = { 0 };
-	flatten(t, 0, &b, 0, paths, "", 0);
+	flatten(t, 0, &b, 0, paths, "", 0, keep_empty);
 	if (b.n)
 		qsort(b.v, b.n, sizeof(*b.v), cmp_flat);
 	*ret = b.v;
@@ -163,12 +164,17 @@ static size_t flatten_sorted(const struct layout_type *t, struct arena *paths, s
 
 size_t au_layout_flatten(const struct layout_type *t, struct flat_member **ret)
 {
-	return flatten_sorted(t, NULL, ret);
+	return flatten_sorted(t, NULL, ret, false);
 }
 
 size_t au_layout_flatten_paths(const struct layout_type *t, struct arena *a, struct flat_member **ret)
 {
-	return flatten_sorted(t, a, ret);
+	return flatten_sorted(t, a, ret, false);
+}
+
+size_t au_layout_flatten_paths_all(const struct layout_type *t, struct arena *a, struct flat_member **ret)
+{
+	return flatten_sorted(t, a, ret, true);
 }
 
 size_t au_layout_gaps(const struct layout_type *t, uint64_t base, struct layout_gap **ret, uint64_t *padding_bits)

@@ -148,6 +148,9 @@ size_t au_layout_flatten(const struct layout_type *t, struct flat_member **ret);
 /* The same, and also through named members of anonymous type: "u" and then
  * "u.p.x" (paths allocated in a). */
 size_t au_layout_flatten_paths(const struct layout_type *t, struct arena *a, struct flat_member **ret);
+/* The same with the zero-size members kept: to tell a member that shrank to
+ * 0 bytes (still there, and still named) from one that is gone. */
+size_t au_layout_flatten_paths_all(const struct layout_type *t, struct arena *a, struct flat_member **ret);
 
 /* A hole or padding in a struct's layout, as both reporters show it. */
 struct layout_gap {
