@@ -27,6 +27,7 @@ struct btf_info {
 	uint64_t size;
 	bool flexible, done, busy;
 	struct layout_type *layout;   /* an anonymous struct/union: its layout, read once */
+	struct layout_member_type *member_type;   /* what members of this type share, made once */
 };
 
 struct btf_reader {
@@ -114,6 +115,7 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 	case BTF_KIND_DECL_TAG:
 		tt = info_of(r, t->type, depth + 1);
 		*ti = *tt;
+		ti->member_type = NULL;   /* the display and key may differ */
 		if (btf_is_typedef(t) && name) {
 			ti->display = name;
 			/* A typedef of an anonymous aggregate is that type's name, even
@@ -256,10 +258,15 @@ static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, con
 		struct layout_member *lm = &lt->members[lt->nmembers++];
 		lm->name = name_of(r, m[i].name_off);
 		struct btf_info *ti = info_of(r, m[i].type, depth + 1);
-		lm->type_name = ti->display;
-		lm->type_key = ti->key;
-		lm->embeds = ti->embeds;
-		lm->size = ti->size;
+		if (!ti->member_type) {
+			struct layout_member_type *lmt = au_arena_alloc(a, sizeof(*lmt));
+			lmt->name = ti->display;
+			lmt->key = ti->key;
+			lmt->embeds = ti->embeds;
+			lmt->size = ti->size;
+			ti->member_type = lmt;
+		}
+		lm->type = ti->member_type;
 		lm->flexible = ti->flexible;
 		lm->bit_offset = btf_member_bit_offset(t, i);
 		uint32_t bits = btf_member_bitfield_size(t, i);
@@ -273,7 +280,7 @@ static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, con
 		if (lm->name && ti->layout && ti->layout->kind != LAYOUT_ENUM)
 			lm->nested = ti->layout;
 		lm->is_bitfield = bits != 0;
-		lm->bit_size = bits ? bits : 8 * lm->size;
+		lm->bit_size = bits ? bits : 8 * lm->type->size;
 		if (!lm->name && st && (btf_is_struct(st) || btf_is_union(st)) && !name_of(r, st->name_off) &&
 		    !r->anon_names[sid])
 			lm->anon = info_of(r, sid, depth + 1)->layout;

@@ -106,7 +106,7 @@ static bool same_slot(struct comparer *c, const struct flat_member *a, int sa, c
 	return a->bit_offset == b->bit_offset && au_member_bits(a->member) == au_member_bits(b->member) &&
 	       a->member->is_bitfield == b->member->is_bitfield &&
 	       a->member->flexible == b->member->flexible &&
-	       same_type(c, a->member->type_key, sa, b->member->type_key, sb);
+	       same_type(c, a->member->type->key, sa, b->member->type->key, sb);
 }
 
 static unsigned member_differences(struct comparer *c, const struct flat_member *o, const struct flat_member *n)
@@ -118,11 +118,11 @@ static unsigned member_differences(struct comparer *c, const struct flat_member 
 	if ((a->is_bitfield || b->is_bitfield) &&
 	    (a->is_bitfield != b->is_bitfield || a->bit_size != b->bit_size))
 		what |= DIFF_BIT_SIZE;
-	if (a->size != b->size || a->flexible != b->flexible)
+	if (a->type->size != b->type->size || a->flexible != b->flexible)
 		what |= DIFF_SIZE;
 	/* union { ... } u on both sides: u's contents are compared by path
 	 * (u.p.x), so its anonymous type's key would only repeat them. */
-	if (!(a->nested && b->nested) && !same_type(c, a->type_key, 0, b->type_key, 1))
+	if (!(a->nested && b->nested) && !same_type(c, a->type->key, 0, b->type->key, 1))
 		what |= DIFF_TYPE;
 	return what;
 }
@@ -237,7 +237,7 @@ static void grade_member(struct comparer *c, const struct member_context *mc, st
 			 const struct type_finding *inner)
 {
 	const struct flat_member *o = &ch->old_member, *n = &ch->new_member;
-	const char *eo = au_typekey_zero_array_element(o->member->type_key), *en = au_typekey_zero_array_element(n->member->type_key);
+	const char *eo = au_typekey_zero_array_element(o->member->type->key), *en = au_typekey_zero_array_element(n->member->type->key);
 	if (!(ch->what & DIFF_OFFSET) && au_member_bits(o->member) == 0 && au_member_bits(n->member) == 0 && eo && en &&
 	    same_type(c, eo, 0, en, 1)) {
 		because(ch, REASON_FLEXIBLE_SPELLING);
@@ -245,7 +245,7 @@ static void grade_member(struct comparer *c, const struct member_context *mc, st
 	}
 	/* T x[1] -> T x[] at the end of a struct whose size is kept: the old
 	 * one-element array was a flexible array spelled the old way. */
-	const char *e1o = au_typekey_one_element(o->member->type_key), *e1n = au_typekey_one_element(n->member->type_key);
+	const char *e1o = au_typekey_one_element(o->member->type->key), *e1n = au_typekey_one_element(n->member->type->key);
 	if (!(ch->what & DIFF_OFFSET) && mc->old_type->size == mc->new_type->size &&
 	    ((e1o && en && au_member_bits(n->member) == 0 && same_type(c, e1o, 0, en, 1)) ||
 	     (e1n && eo && au_member_bits(o->member) == 0 && same_type(c, eo, 0, e1n, 1)))) {
@@ -268,10 +268,10 @@ static void grade_member(struct comparer *c, const struct member_context *mc, st
 		 * grew (u.p.x). It moves nothing when it is the last member, or
 		 * an alternative in a union. */
 		bool grew_at_own_tail =
-			(inner && strcmp(o->member->type_key, o->member->embeds) == 0 &&
+			(inner && strcmp(o->member->type->key, o->member->type->embeds) == 0 &&
 			 (inner->reasons & ((reason_set)1 << REASON_TAIL_GROWTH)) && inner->severity <= SEVERITY_REVIEW) ||
 			(o->member->nested && n->member->nested);
-		if (ch->what == DIFF_SIZE && n->member->size > o->member->size && grew_at_own_tail) {
+		if (ch->what == DIFF_SIZE && n->member->type->size > o->member->type->size && grew_at_own_tail) {
 			/* Inside the room a union already had (v4l2_format's fmt
 			 * is 200 bytes whatever its alternatives need): nothing
 			 * outside the member changes. */
@@ -399,17 +399,17 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 		unsigned what = member_differences(c, &fo[i], nm);
 		if (what) {
 			const struct type_finding *inner = NULL;
-			if ((what & DIFF_SIZE) && fo[i].member->embeds && nm->member->embeds &&
-			    strcmp(fo[i].member->embeds, nm->member->embeds) == 0)
-				inner = compare_named(c, fo[i].member->embeds);
+			if ((what & DIFF_SIZE) && fo[i].member->type->embeds && nm->member->type->embeds &&
+			    strcmp(fo[i].member->type->embeds, nm->member->type->embeds) == 0)
+				inner = compare_named(c, fo[i].member->type->embeds);
 			struct change *ch = push(c, CHANGE_MEMBER, true, REASON_MOVED);
 			ch->what = what;
 			ch->old_member = fo[i];
 			ch->new_member = *nm;
 			grade_member(c, &mc, ch, inner);
-		} else if (fo[i].member->embeds && nm->member->embeds &&
-			   strcmp(fo[i].member->embeds, nm->member->embeds) == 0) {
-			struct type_finding *inner = compare_named(c, fo[i].member->embeds);
+		} else if (fo[i].member->type->embeds && nm->member->type->embeds &&
+			   strcmp(fo[i].member->type->embeds, nm->member->type->embeds) == 0) {
+			struct type_finding *inner = compare_named(c, fo[i].member->type->embeds);
 			if (inner && inner->status == STATUS_CHANGED) {
 				enum reason why = inner->severity == SEVERITY_BREAK	 ? REASON_CONTAINS_BREAK
 						  : inner->severity == SEVERITY_REVIEW ? REASON_CONTAINS_REVIEW
@@ -417,7 +417,7 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 				struct change *ch = push(c, CHANGE_EMBEDDED, true, why);
 				ch->old_member = fo[i];
 				ch->new_member = *nm;
-				ch->other = fo[i].member->embeds;
+				ch->other = fo[i].member->type->embeds;
 			}
 		}
 	}

@@ -145,7 +145,7 @@ static const char *chain_last(const char *chain)
 /* "__u64 x", "char name[16]", "void *p": the member as a header declares it. */
 static const char *decl(struct arena *a, const struct flat_member *fm)
 {
-	const char *t = fm->member->type_name ? fm->member->type_name : "?", *dims = strchr(t, '[');
+	const char *t = fm->member->type->name ? fm->member->type->name : "?", *dims = strchr(t, '[');
 	int tl = dims ? (int)(dims - t) : (int)strlen(t);
 	const char *sep = tl && t[tl - 1] == '*' ? "" : " ";
 	return au_arena_printf(a, "%.*s%s%s%s", tl, t, sep, fm->name, dims ? dims : "");
@@ -154,7 +154,7 @@ static const char *decl(struct arena *a, const struct flat_member *fm)
 /* The chain, when it goes further than one name: " (a -> b -> long)". */
 static const char *via(struct arena *a, const struct layout_member *m)
 {
-	const char *chain = m->type_chain;
+	const char *chain = m->type->chain;
 	if (!chain || !strchr(chain, '>'))
 		return "";
 	size_t n = 0;
@@ -228,8 +228,8 @@ static unsigned member_holds(struct classifier *k, const struct layout_member *m
 {
 	if (depth > 64)
 		return 0;
-	const char *key = strip_arrays(m->type_key);
-	unsigned h = scalar_holds(key, m->type_chain);
+	const char *key = strip_arrays(m->type->key);
+	unsigned h = scalar_holds(key, m->type->chain);
 	if (m->anon)
 		return h | type_holds(k, m->anon, depth + 1);
 	if (m->nested)
@@ -250,12 +250,12 @@ static unsigned member_holds(struct classifier *k, const struct layout_member *m
 		}
 		return h;
 	}
-	if (!m->embeds)
+	if (!m->type->embeds)
 		return h;
-	const char *memo = au_strmap_get(&k->holds, m->embeds);
+	const char *memo = au_strmap_get(&k->holds, m->type->embeds);
 	if (memo)
 		return memo == &memo_vals[HOLD_ALL + 1] ? 0 : (unsigned)(memo - memo_vals);
-	const struct layout_type *t = au_layout_model_find(k->m32, m->embeds);
+	const struct layout_type *t = au_layout_model_find(k->m32, m->type->embeds);
 	if (!t || t->kind == LAYOUT_ENUM)
 		return h;
 	au_strmap_put(&k->holds, t->name, &memo_vals[HOLD_ALL + 1]);
@@ -402,21 +402,21 @@ static void width_cause(struct classifier *k, const struct change *ch)
 	struct arena *a = &k->c->arena;
 	const struct flat_member *f64 = side64(k, ch), *f32 = side32(k, ch);
 	const struct layout_member *m64 = f64->member, *m32 = f32->member;
-	const char *key32 = strip_arrays(m32->type_key), *key64 = strip_arrays(m64->type_key);
-	unsigned h32 = scalar_holds(key32, m32->type_chain), h64 = scalar_holds(key64, m64->type_chain);
-	if (!m32->type_chain && !m64->type_chain && long_by_key(key64, key32))
+	const char *key32 = strip_arrays(m32->type->key), *key64 = strip_arrays(m64->type->key);
+	unsigned h32 = scalar_holds(key32, m32->type->chain), h64 = scalar_holds(key64, m64->type->chain);
+	if (!m32->type->chain && !m64->type->chain && long_by_key(key64, key32))
 		h32 |= HOLD_LONG, h64 |= HOLD_LONG;   /* BTF: no chain, the widths say it */
 	const char *d = decl(a, f64), *name = f64->name;
 	uint64_t where = f64->bit_offset;
-	const char *sizes = au_arena_printf(a, "%" PRIu64 " bytes (64-bit) vs %" PRIu64 " (32-bit)", m64->size, m32->size);
-	bool array = m32->type_key && m32->type_key[0] == '[';
-	bool same_decl = same_str(m64->type_name, m32->type_name);
+	const char *sizes = au_arena_printf(a, "%" PRIu64 " bytes (64-bit) vs %" PRIu64 " (32-bit)", m64->type->size, m32->type->size);
+	bool array = m32->type->key && m32->type->key[0] == '[';
+	bool same_decl = same_str(m64->type->name, m32->type->name);
 	/* A typedef that ends in long on the 64-bit ABI and in a 32-bit integer
 	 * on the other (__statfs_word: __kernel_long_t or __u32 by word size) is
 	 * long's width too; ending in anything else, it is declared per ABI. */
 	bool long_like = (h32 & HOLD_LONG) || (!same_decl && integer_bits(key32, "32"));
 	int w = width_kind(h32 | (h64 & ~(unsigned)HOLD_LONG) | (long_like ? h64 & HOLD_LONG : 0));
-	if (w < 0 && m32->embeds && is_time_struct(m32->embeds) && same_str(m32->embeds, m64->embeds))
+	if (w < 0 && m32->type->embeds && is_time_struct(m32->type->embeds) && same_str(m32->type->embeds, m64->type->embeds))
 		w = COMPAT_TIME_WIDTH;
 	const char *what = w == COMPAT_POINTER_WIDTH ? (array ? "an array of pointers" : "a pointer")
 			   : w == COMPAT_TIME_WIDTH ? "a time type"
@@ -424,7 +424,7 @@ static void width_cause(struct classifier *k, const struct change *ch)
 			   : array ? "an array of long" : "long";
 	if (w >= 0) {
 		const struct layout_member *shown = h32 & (HOLD_LONG | HOLD_TIME | HOLD_SIZE | HOLD_POINTER) ? m32 : m64;
-		const char *decl32 = same_decl ? "" : au_arena_printf(a, ", declared %s on the 32-bit ABI", m32->type_name);
+		const char *decl32 = same_decl ? "" : au_arena_printf(a, ", declared %s on the 32-bit ABI", m32->type->name);
 		add(k, (enum compat_cause_kind)w, name, NULL, where,
 		    au_arena_printf(a, "member %s is %s%s%s: %s", d, what, via(a, shown), decl32, sizes));
 	} else if (key32 && key64 && (strncmp(key64, "struct{", 7) == 0 || strncmp(key64, "union{", 6) == 0) &&
@@ -432,24 +432,24 @@ static void width_cause(struct classifier *k, const struct change *ch)
 		add(k, (enum compat_cause_kind)w, name, NULL, where,
 		    au_arena_printf(a, "member %s: an anonymous type whose member %s is %s: %s", d, what,
 				 w == COMPAT_POINTER_WIDTH ? "a pointer" : "long", sizes));
-	} else if (m32->embeds && same_str(m32->embeds, m64->embeds)) {
-		add(k, COMPAT_MEMBER_TYPE, name, m32->embeds, where,
-		    au_arena_printf(a, "member %s: %s differs, %s", d, m32->embeds, sizes));
-	} else if (m32->type_key && m64->type_key && m32->type_key[0] == '[' && m64->type_key[0] == '[' &&
+	} else if (m32->type->embeds && same_str(m32->type->embeds, m64->type->embeds)) {
+		add(k, COMPAT_MEMBER_TYPE, name, m32->type->embeds, where,
+		    au_arena_printf(a, "member %s: %s differs, %s", d, m32->type->embeds, sizes));
+	} else if (m32->type->key && m64->type->key && m32->type->key[0] == '[' && m64->type->key[0] == '[' &&
 		   same_str(key32, key64)) {
 		add(k, COMPAT_OTHER, name, NULL, where,
 		    au_arena_printf(a, "member %s: %s (64-bit) vs %s (32-bit), an array whose length the header computes "
-				    "per ABI: %s", d, m64->type_name, m32->type_name, sizes));
-	} else if (!same_decl || !same_str(m64->type_chain, m32->type_chain)) {
+				    "per ABI: %s", d, m64->type->name, m32->type->name, sizes));
+	} else if (!same_decl || !same_str(m64->type->chain, m32->type->chain)) {
 		const char *how = !same_decl ? au_arena_printf(a, "declared %s on the 64-bit ABI and %s on the 32-bit one",
-							   m64->type_name, m32->type_name)
+							   m64->type->name, m32->type->name)
 					     : au_arena_printf(a, "%s is %s on the 64-bit ABI and %s on the 32-bit one",
-							   m64->type_name, chain_last(m64->type_chain),
-							   chain_last(m32->type_chain));
+							   m64->type->name, chain_last(m64->type->chain),
+							   chain_last(m32->type->chain));
 		add(k, COMPAT_ARCH_IFDEF, name, NULL, where, au_arena_printf(a, "member %s: %s, %s", d, how, sizes));
 	} else {
 		add(k, COMPAT_OTHER, name, NULL, where,
-		    au_arena_printf(a, "member %s: %s (64-bit) vs %s (32-bit), %s", d, m64->type_name, m32->type_name,
+		    au_arena_printf(a, "member %s: %s (64-bit) vs %s (32-bit), %s", d, m64->type->name, m32->type->name,
 				 sizes));
 	}
 }
@@ -492,7 +492,7 @@ static bool moved_align8(struct classifier *k, const struct change *ch)
 		if (k->moves[i][0] < f64->bit_offset && k->moves[i][1] == delta)
 			return true;
 	if (!moved_alignment(k, f64->name, au_arena_printf(&k->c->arena, "member %s", decl(&k->c->arena, f32)),
-			       fixed8_key(strip_arrays(f32->member->type_key)), f64->bit_offset, f32->bit_offset,
+			       fixed8_key(strip_arrays(f32->member->type->key)), f64->bit_offset, f32->bit_offset,
 			       member_holds(k, f32->member, 0)))
 		return false;
 	if (k->nmoves == k->capmoves) {
@@ -582,7 +582,7 @@ static void only_one_side(struct classifier *k, const struct flat_member *fm, bo
 	struct arena *a = &k->c->arena;
 	add(k, COMPAT_ARCH_IFDEF, fm->name, NULL, fm->bit_offset,
 	    au_arena_printf(a, "%s %s only on the %s ABI (offset %" PRIu64 ", size %" PRIu64 ")", what, decl(a, fm),
-			 abi_of_old(k, old), fm->bit_offset / 8, fm->member->size));
+			 abi_of_old(k, old), fm->bit_offset / 8, fm->member->type->size));
 }
 
 /* A cause is recorded for the member called name itself, or for a member
@@ -654,7 +654,7 @@ static void classify(struct classifier *k, struct type_finding *f)
 			if (ch->old_member.member->nested && ch->new_member.member->nested) {
 				const struct flat_member *f64 = side64(k, ch);
 				if ((ch->what & DIFF_OFFSET) && !cause_at_or_around(k, f64->name) && moved_align8(k, ch))
-					add_range(k, f64->bit_offset, f64->bit_offset + 8 * f64->member->size);
+					add_range(k, f64->bit_offset, f64->bit_offset + 8 * f64->member->type->size);
 			} else if (ch->what & (DIFF_SIZE | DIFF_BIT_SIZE | DIFF_TYPE)) {
 				width_cause(k, ch);
 			} else if (!cause_at_or_around(k, side64(k, ch)->name)) {

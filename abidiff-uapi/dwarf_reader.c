@@ -48,6 +48,7 @@ struct type_info {
 	bool flexible;            /* an array with no elements */
 	bool busy;                /* being computed: a cycle in corrupt input */
 	struct layout_type *layout;   /* an anonymous struct/union: its layout, read once */
+	struct layout_member_type *member_type;   /* what members of this type share, made once */
 };
 
 struct reader {
@@ -614,6 +615,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 		if (die_type(die, &target)) {
 			tt = type_info_of(r, &target, depth + 1);
 			*ti = *tt;
+			ti->member_type = NULL;   /* the display and chain differ */
 		} else {
 			ti->key = TYPEKEY_VOID;
 			ti->display = "void";
@@ -831,11 +833,16 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			 * pointer whatever the class is called. */
 			m->name = mn = "_vptr (vtable pointer)";
 		}
-		m->type_name = ti->display;
-		m->type_key = ti->key;
-		m->type_chain = ti->chain;
-		m->embeds = ti->embeds;
-		m->size = ti->size;
+		if (!ti->member_type) {
+			struct layout_member_type *lmt = au_arena_alloc(a, sizeof(*lmt));
+			lmt->name = ti->display;
+			lmt->key = ti->key;
+			lmt->chain = ti->chain;
+			lmt->embeds = ti->embeds;
+			lmt->size = ti->size;
+			ti->member_type = lmt;
+		}
+		m->type = ti->member_type;
 		m->flexible = ti->flexible;
 		if (mn && ti->layout && ti->layout->kind != LAYOUT_ENUM)
 			m->nested = ti->layout;
@@ -844,12 +851,12 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			m->is_bitfield = true;
 			m->bit_size = bs;
 		} else {
-			m->bit_size = 8 * m->size;
+			m->bit_size = 8 * m->type->size;
 		}
 		if ((t->kind == LAYOUT_UNION && !ma_get(&ma, MA_DATA_MEMBER_LOCATION) &&
 		     !ma_get(&ma, MA_DATA_BIT_OFFSET)) || virtual_base) {
 			m->bit_offset = 0;
-		} else if (!member_bit_offset(r, &ma, m->bit_size, m->is_bitfield, m->size, &m->bit_offset)) {
+		} else if (!member_bit_offset(r, &ma, m->bit_size, m->is_bitfield, m->type->size, &m->bit_offset)) {
 			set_error(r, au_error_format("%s: member %s of %s %s: unreadable offset", r->path,
 						 mn ? mn : "(anonymous)", au_layout_kind_name(t->kind),
 						 name ? name : "(anonymous)"));

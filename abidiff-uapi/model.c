@@ -95,7 +95,7 @@ const char *au_layout_kind_name(enum layout_kind kind)
  * as tinyconfig's empty arch_spinlock_t), so only the size decides. */
 static bool is_empty_filler(const struct layout_member *m)
 {
-	return m->size == 0 && !m->flexible && !m->is_bitfield && !m->anon;
+	return m->type->size == 0 && !m->flexible && !m->is_bitfield && !m->anon;
 }
 
 struct flat_buf {

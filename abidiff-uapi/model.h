@@ -19,35 +19,48 @@ enum layout_kind {
 
 struct layout_type;
 
-struct layout_member {
-	const char *name;         /* NULL for an anonymous struct/union member or an unnamed bitfield */
-	uint64_t bit_offset;      /* from the start of the aggregate that declares it */
-	uint64_t bit_size;        /* bitfields only (is_bitfield); else 8 * size */
-	bool is_bitfield;
-	bool flexible;            /* a trailing T[] or T[0]: size 0 whatever the spelling */
-	uint64_t size;            /* bytes of the member's type (0 for a flexible array) */
-	const char *type_name;    /* as written: "__u32", "struct foo", "char[16]" */
+/* What a member's type contributes to it: shared by every member of one
+ * type (readers make one per type they meet), so that a member carries one
+ * pointer instead of four and a size; a model holds millions of members. */
+struct layout_member_type {
+	const char *name;         /* as written: "__u32", "struct foo", "char[16]" */
 	/* The canonical type: typedefs and qualifiers resolved, base types by
 	 * encoding and width ("u32"), so that unsigned int == __u32 but
 	 * __u32 != __s32 and void * != __u64. */
-	const char *type_key;
-	/* The names the member's type is reached through, for --compat (compat.c):
+	const char *key;
+	/* The names the type is reached through, for --compat (compat.c):
 	 * the typedefs outermost first, then what they end in (a base type as
 	 * dump spells it, "long"; "struct foo"; "*" for a pointer), joined by
 	 * '>': "__kernel_size_t>__kernel_ulong_t>unsigned long". Arrays and
 	 * qualifiers add nothing (an array gives its element's). NULL when the
 	 * reader does not record it (BTF). */
-	const char *type_chain;
-	/* The named aggregate this member holds by value (directly or as array
-	 * elements), for "embeds a changed struct": "struct foo", or NULL. */
+	const char *chain;
+	/* The named aggregate held by value (directly or as array elements),
+	 * for "embeds a changed struct": "struct foo", or NULL. */
 	const char *embeds;
+	uint64_t size;            /* bytes (0 for a flexible array) */
+};
+
+struct layout_member {
+	const char *name;         /* NULL for an anonymous struct/union member or an unnamed bitfield */
+	uint64_t bit_offset;      /* from the start of the aggregate that declares it */
+	uint64_t bit_size;        /* bitfields only (is_bitfield); else 8 * size */
+	const struct layout_member_type *type;   /* never NULL */
 	/* An anonymous struct/union member: its layout, shown in place. */
 	struct layout_type *anon;
 	/* A named member whose type is an anonymous struct or union
 	 * (union { ... } u;): that type's layout, so that the comparer can
 	 * follow u.p.x member by member. NULL otherwise. */
 	struct layout_type *nested;
+	bool is_bitfield;
+	bool flexible;            /* a trailing T[] or T[0]: size 0 whatever the spelling */
 };
+
+/* Bytes of the member's type (0 for a flexible array). */
+static inline uint64_t au_member_size(const struct layout_member *m)
+{
+	return m->type->size;
+}
 
 struct layout_enumerator {
 	const char *name;
@@ -165,7 +178,7 @@ size_t au_layout_gaps(const struct layout_type *t, uint64_t base, struct layout_
 /* The bit size a member occupies. */
 static inline uint64_t au_member_bits(const struct layout_member *m)
 {
-	return m->is_bitfield ? m->bit_size : 8 * m->size;
+	return m->is_bitfield ? m->bit_size : 8 * m->type->size;
 }
 
 #endif

@@ -39,15 +39,15 @@ static void member_json(FILE *out, const struct layout_member *m, const char *na
 	fputs("{\"name\":", out);
 	au_report_json_string(out, name);
 	fprintf(out, ",\"offset\":%" PRIu64 ",\"bit_offset\":%" PRIu64 ",\"size\":%" PRIu64, bit_offset / 8,
-		bit_offset, m->size);
+		bit_offset, m->type->size);
 	if (m->is_bitfield)
 		fprintf(out, ",\"bit_size\":%" PRIu64, m->bit_size);
 	if (m->flexible)
 		fputs(",\"flexible\":true", out);
 	fputs(",\"type\":", out);
-	au_report_json_string(out, m->type_name);
+	au_report_json_string(out, m->type->name);
 	fputs(",\"key\":", out);
-	au_report_json_string(out, m->type_key);
+	au_report_json_string(out, m->type->key);
 }
 
 static void members_json(FILE *out, const struct layout_type *t, uint64_t base)

@@ -21,7 +21,7 @@ static void gap_text(FILE *out, int indent, const char *what, uint64_t bits)
 /* "char name[16]" rather than "char[16] name", as the header spells it. */
 static void declarator(struct strbuf *b, const struct layout_member *m, int depth)
 {
-	const char *t = m->type_name, *dims = strchr(t, '[');
+	const char *t = m->type->name, *dims = strchr(t, '[');
 	const char *name = m->name ? m->name : "";
 	int w = 26 - 8 * (depth - 1);   /* names line up across nesting levels */
 	if (w < 8)
@@ -70,9 +70,9 @@ static void members_text(FILE *out, const struct layout_type *t, uint64_t base, 
 		const char *decl = au_strbuf_str(&b);
 		if (m->is_bitfield)
 			fprintf(out, "%-*s /* %5" PRIu64 ":%2" PRIu64 " %3" PRIu64 " */\n", width, decl, off / 8, off % 8,
-				m->size);
+				m->type->size);
 		else
-			fprintf(out, "%-*s /* %5" PRIu64 " %5" PRIu64 " */\n", width, decl, off / 8, m->size);
+			fprintf(out, "%-*s /* %5" PRIu64 " %5" PRIu64 " */\n", width, decl, off / 8, m->type->size);
 		au_strbuf_release(&b);
 	}
 	if (padding && depth > 1) {
@@ -159,7 +159,7 @@ static void where(char *buf, size_t n, const struct flat_member *fm)
 		snprintf(buf, n, "bit %" PRIu64 " (byte %" PRIu64 " bit %" PRIu64 "), %" PRIu64 " bit%s", fm->bit_offset,
 			 fm->bit_offset / 8, fm->bit_offset % 8, fm->member->bit_size, fm->member->bit_size == 1 ? "" : "s");
 	else
-		snprintf(buf, n, "offset %" PRIu64 ", size %" PRIu64, fm->bit_offset / 8, fm->member->size);
+		snprintf(buf, n, "offset %" PRIu64 ", size %" PRIu64, fm->bit_offset / 8, fm->member->type->size);
 }
 
 static void offset_text(char *buf, size_t n, uint64_t bits, bool bitwise)
@@ -204,37 +204,37 @@ void au_report_change_text(FILE *out, const struct change *ch)
 			sep = ";";
 		}
 		if ((ch->what & DIFF_SIZE) && !(om->is_bitfield && nm->is_bitfield)) {
-			fprintf(out, "%s size %" PRIu64 " -> %" PRIu64 " bytes%s", sep, om->size, nm->size,
+			fprintf(out, "%s size %" PRIu64 " -> %" PRIu64 " bytes%s", sep, om->type->size, nm->type->size,
 				om->flexible != nm->flexible ? " (flexible array)" : "");
 			sep = ";";
 		}
 		if (ch->what & DIFF_TYPE)
-			fprintf(out, "%s type %s -> %s", sep, om->type_name, nm->type_name);
+			fprintf(out, "%s type %s -> %s", sep, om->type->name, nm->type->name);
 		break;
 	}
 	case CHANGE_MEMBER_REMOVED:
 		where(a, sizeof(a), &ch->old_member);
-		fprintf(out, "member %s removed (was %s, %s)", ch->old_member.name, om->type_name, a);
+		fprintf(out, "member %s removed (was %s, %s)", ch->old_member.name, om->type->name, a);
 		break;
 	case CHANGE_MEMBER_ADDED:
 		where(b, sizeof(b), &ch->new_member);
 		if (ch->other)
 			fprintf(out, "member %s added, overlapping %s with another size or type, so no alias (%s, %s)",
-				ch->new_member.name, ch->other, nm->type_name, b);
+				ch->new_member.name, ch->other, nm->type->name, b);
 		else
-			fprintf(out, "member %s added (%s, %s)", ch->new_member.name, nm->type_name, b);
+			fprintf(out, "member %s added (%s, %s)", ch->new_member.name, nm->type->name, b);
 		break;
 	case CHANGE_ALIAS_ADDED:
 		where(b, sizeof(b), &ch->new_member);
-		fprintf(out, "alias %s added for %s (%s, %s)", ch->new_member.name, ch->other, nm->type_name, b);
+		fprintf(out, "alias %s added for %s (%s, %s)", ch->new_member.name, ch->other, nm->type->name, b);
 		break;
 	case CHANGE_ALIAS_REMOVED:
 		where(a, sizeof(a), &ch->old_member);
-		fprintf(out, "alias %s of %s removed (%s, %s)", ch->old_member.name, ch->other, om->type_name, a);
+		fprintf(out, "alias %s of %s removed (%s, %s)", ch->old_member.name, ch->other, om->type->name, a);
 		break;
 	case CHANGE_RENAMED:
 		where(a, sizeof(a), &ch->old_member);
-		fprintf(out, "member %s renamed to %s (%s, %s)", ch->old_member.name, ch->new_member.name, om->type_name, a);
+		fprintf(out, "member %s renamed to %s (%s, %s)", ch->old_member.name, ch->new_member.name, om->type->name, a);
 		break;
 	case CHANGE_ENUMERATOR_VALUE:
 		fprintf(out, "enumerator %s: %" PRId64 " -> %" PRId64 "", ch->old_enum->name, ch->old_enum->value,

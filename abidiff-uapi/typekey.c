@@ -128,7 +128,7 @@ const char *au_typekey_anon(struct arena *a, const struct layout_type *t)
 		for (size_t i = 0; i < n; i++) {
 			const struct layout_member *m = flat[i].member;
 			au_strbuf_printf(&b, "%s@%" PRIu64 ":%" PRIu64 ":%s;", m->name, flat[i].bit_offset, au_member_bits(m),
-				      m->type_key);
+				      m->type->key);
 		}
 		free(flat);
 	}

@@ -30,12 +30,14 @@ static struct layout_type *agg(struct layout_model *m, enum layout_kind kind, co
 		struct layout_member *lm = &t->members[i];
 		lm->name = defs[i].name;
 		lm->bit_offset = 8ull * defs[i].offset;
-		lm->size = defs[i].size;
+		struct layout_member_type *lt = au_arena_alloc(&m->arena, sizeof(*lt));
+		lt->size = defs[i].size;
 		lm->bit_size = 8ull * defs[i].size;
-		lm->type_key = defs[i].key;
-		lm->type_name = defs[i].key;
+		lt->key = defs[i].key;
+		lt->name = defs[i].key;
 		if (strncmp(defs[i].key, "struct ", 7) == 0)
-			lm->embeds = defs[i].key;
+			lt->embeds = defs[i].key;
+		lm->type = lt;
 	}
 	if (name)
 		au_layout_model_add(m, t);

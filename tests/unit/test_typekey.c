@@ -131,9 +131,12 @@ static void test_named(struct arena *a)
 
 static void test_anon(struct arena *a)
 {
+	static const struct layout_member_type u32 = { .key = "u32", .size = 4 };
+	static const struct layout_member_type x = { .key = "x", .size = 8 };
+	static const struct layout_member_type u8 = { .key = "u8", .size = 1 };
 	struct layout_member ms[2] = {
-		{ .name = "lo", .bit_offset = 0, .size = 4, .bit_size = 32, .type_key = "u32" },
-		{ .name = "hi", .bit_offset = 32, .size = 4, .bit_size = 32, .type_key = "u32" },
+		{ .name = "lo", .bit_offset = 0, .bit_size = 32, .type = &u32 },
+		{ .name = "hi", .bit_offset = 32, .bit_size = 32, .type = &u32 },
 	};
 	struct layout_type s = { .kind = LAYOUT_STRUCT, .size = 8, .nmembers = 2, .members = ms };
 	const char *k = au_typekey_anon(a, &s);
@@ -152,7 +155,7 @@ static void test_anon(struct arena *a)
 	CHECK_STR(au_typekey_anon(a, &s2), k);
 	/* An anonymous member's fields are reached in place: the same key. */
 	struct layout_type inner = { .kind = LAYOUT_STRUCT, .size = 8, .nmembers = 2, .members = ms };
-	struct layout_member wrap = { .anon = &inner, .size = 8, .bit_size = 64, .type_key = "x" };
+	struct layout_member wrap = { .anon = &inner, .bit_size = 64, .type = &x };
 	struct layout_type outer = { .kind = LAYOUT_STRUCT, .size = 8, .nmembers = 1, .members = &wrap };
 	CHECK_STR(au_typekey_anon(a, &outer), k);
 	/* A long shape becomes a hash: bounded, still distinct per shape. */
@@ -161,15 +164,16 @@ static void test_anon(struct arena *a)
 	char names[N][8];
 	for (int i = 0; i < N; i++) {
 		snprintf(names[i], sizeof(names[i]), "m%d", i);
-		many[i] = (struct layout_member){ .name = names[i], .bit_offset = 8u * i, .size = 1, .bit_size = 8,
-						  .type_key = "u8" };
+		many[i] = (struct layout_member){ .name = names[i], .bit_offset = 8u * i, .bit_size = 8,
+						  .type = &u8 };
 	}
 	struct layout_type big = { .kind = LAYOUT_STRUCT, .size = N, .nmembers = N, .members = many };
 	const char *h1 = au_typekey_anon(a, &big);
 	CHECK(strncmp(h1, "struct{#", 8) == 0 && strcmp(h1 + strlen(h1) - 3, "}64") == 0);
 	CHECK(strlen(h1) == strlen("struct{#") + 16 + strlen("}64"));
 	CHECK(au_typekey_is_anon(h1));
-	many[N - 1].type_key = "s8";
+	static const struct layout_member_type s8 = { .key = "s8", .size = 1 };
+	many[N - 1].type = &s8;
 	const char *h2 = au_typekey_anon(a, &big);
 	CHECK(strcmp(h1, h2) != 0);
 }
