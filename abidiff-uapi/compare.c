@@ -436,7 +436,7 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 			index_flat(&iz, fz, nz);
 		}
 		const struct flat_member *shrunk = find_flat(&iz, fo[i].name);
-		if (shrunk && shrunk->member->size == 0 && fo[i].member->size > 0) {
+		if (shrunk && au_member_size(shrunk->member) == 0 && au_member_size(fo[i].member) > 0) {
 			struct change *ch = push(c, CHANGE_MEMBER, true, REASON_MOVED);
 			ch->what = member_differences(c, &fo[i], shrunk);
 			ch->old_member = fo[i];
