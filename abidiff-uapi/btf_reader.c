@@ -27,7 +27,7 @@ struct btf_info {
 	uint64_t size;
 	bool flexible, done, busy;
 	struct layout_type *layout;   /* an anonymous struct/union: its layout, read once */
-	struct layout_member_type *member_type;   /* what members of this type share, made once */
+	const struct layout_member_type *member_type;   /* what members of this type share, made once */
 };
 
 struct btf_reader {
@@ -258,14 +258,8 @@ static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, con
 		struct layout_member *lm = &lt->members[lt->nmembers++];
 		lm->name = name_of(r, m[i].name_off);
 		struct btf_info *ti = info_of(r, m[i].type, depth + 1);
-		if (!ti->member_type) {
-			struct layout_member_type *lmt = au_arena_alloc(a, sizeof(*lmt));
-			lmt->name = ti->display;
-			lmt->key = ti->key;
-			lmt->embeds = ti->embeds;
-			lmt->size = ti->size;
-			ti->member_type = lmt;
-		}
+		if (!ti->member_type)
+			ti->member_type = au_member_type_new(a, ti->display, ti->key, NULL, ti->embeds, ti->size);
 		lm->type = ti->member_type;
 		lm->flexible = ti->flexible;
 		lm->bit_offset = btf_member_bit_offset(t, i);

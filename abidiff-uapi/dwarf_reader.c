@@ -48,7 +48,7 @@ struct type_info {
 	bool flexible;            /* an array with no elements */
 	bool busy;                /* being computed: a cycle in corrupt input */
 	struct layout_type *layout;   /* an anonymous struct/union: its layout, read once */
-	struct layout_member_type *member_type;   /* what members of this type share, made once */
+	const struct layout_member_type *member_type;   /* what members of this type share, made once */
 };
 
 struct reader {
@@ -833,15 +833,8 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			 * pointer whatever the class is called. */
 			m->name = mn = "_vptr (vtable pointer)";
 		}
-		if (!ti->member_type) {
-			struct layout_member_type *lmt = au_arena_alloc(a, sizeof(*lmt));
-			lmt->name = ti->display;
-			lmt->key = ti->key;
-			lmt->chain = ti->chain;
-			lmt->embeds = ti->embeds;
-			lmt->size = ti->size;
-			ti->member_type = lmt;
-		}
+		if (!ti->member_type)
+			ti->member_type = au_member_type_new(a, ti->display, ti->key, ti->chain, ti->embeds, ti->size);
 		m->type = ti->member_type;
 		m->flexible = ti->flexible;
 		if (mn && ti->layout && ti->layout->kind != LAYOUT_ENUM)

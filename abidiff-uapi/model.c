@@ -47,6 +47,18 @@ void au_layout_model_reindex(struct layout_model *m)
 		au_strmap_put(&m->by_name, m->types[i]->name, m->types[i]);
 }
 
+const struct layout_member_type *au_member_type_new(struct arena *a, const char *name, const char *key,
+						    const char *chain, const char *embeds, uint64_t size)
+{
+	struct layout_member_type *lmt = au_arena_alloc(a, sizeof(*lmt));
+	lmt->name = name;
+	lmt->key = key;
+	lmt->chain = chain;
+	lmt->embeds = embeds;
+	lmt->size = size;
+	return lmt;
+}
+
 struct layout_type *au_layout_model_find(const struct layout_model *m, const char *name)
 {
 	return au_strmap_get(&m->by_name, name);

@@ -129,6 +129,9 @@ bool au_layout_model_add(struct layout_model *m, struct layout_type *t);
 void au_layout_model_append(struct layout_model *m, struct layout_type *t);
 void au_layout_model_reindex(struct layout_model *m);
 struct layout_type *au_layout_model_find(const struct layout_model *m, const char *name);
+/* A member type record in arena a (the readers make one per type they meet). */
+const struct layout_member_type *au_member_type_new(struct arena *a, const char *name, const char *key,
+						    const char *chain, const char *embeds, uint64_t size);
 /* Sorts types by name, for stable output whatever the reader's order. */
 void au_layout_model_sort(struct layout_model *m);
 /* Keeps only the types for which keep() is true. */
