@@ -38,6 +38,9 @@ struct btf_reader {
 	uint32_t n;
 	struct strmap names;         /* string offset -> copy in the model's arena */
 	struct au_error *err;
+	/* The stand-ins for void and for a type that cannot be read. Per read,
+	 * not static: they cache a member type made in this model's arena. */
+	struct btf_info void_info, bad_info;
 };
 
 /* Names are copied once into the model: libbpf's strings go with the btf. */
@@ -66,19 +69,17 @@ static const char *kind_prefix(const struct btf_type *t)
 
 static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 {
-	static struct btf_info void_info = { .display = "void", .key = TYPEKEY_VOID, .done = true };
-	static struct btf_info bad_info = { .display = "?", .key = TYPEKEY_CYCLE, .done = true };
 	if (id == 0)
-		return &void_info;
+		return &r->void_info;
 	if (id >= r->n)
-		return &bad_info;
+		return &r->bad_info;
 	struct btf_info *ti = &r->infos[id];
 	if (ti->done)
 		return ti;
 	if (depth > MAX_DEPTH && !r->err)
 		r->err = au_error_format("types nest deeper than %d levels: not read", MAX_DEPTH);
 	if (ti->busy || depth > MAX_DEPTH)
-		return &bad_info;
+		return &r->bad_info;
 	ti->busy = true;
 	struct arena *a = &r->model->arena;
 	const struct btf_type *t = btf__type_by_id(r->btf, id);
@@ -434,7 +435,11 @@ struct au_error *au_btf_read_layouts_split_fd(const char *path, int fd, const ch
 	/* Split BTF: the model holds the split's own types (ids from the
 	 * base's count on); base types are read only where a member uses them. */
 	uint32_t first = base_btf ? btf__type_cnt(base_btf) : 1;
-	struct btf_reader r = { .btf = btf, .model = model, .n = btf__type_cnt(btf) };
+	struct btf_reader r = {
+		.btf = btf, .model = model, .n = btf__type_cnt(btf),
+		.void_info = { .display = "void", .key = TYPEKEY_VOID, .done = true },
+		.bad_info = { .display = "?", .key = TYPEKEY_CYCLE, .done = true },
+	};
 	au_strmap_init(&r.names);
 	r.infos = au_xcalloc(r.n, sizeof(*r.infos));
 	r.anon_names = au_xcalloc(r.n, sizeof(*r.anon_names));

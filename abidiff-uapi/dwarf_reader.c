@@ -75,6 +75,9 @@ struct reader {
 	bool no_files;                /* this unit's file table is unreadable */
 	struct au_error *err;
 	const char *current;          /* the named type being read, for messages */
+	/* The stand-in for a type met again while it is being read. Per read,
+	 * not static: it caches a member type made in this model's arena. */
+	struct type_info cycle;
 	/* The debug sections' data in memory, to check strings (see die_name). */
 	struct region {
 		const unsigned char *base, *end;
@@ -537,10 +540,8 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 {
 	struct type_info *ti = au_strmap_iget(&r->infos, die_key(die));
 	if (ti) {
-		if (ti->busy) {
-			static struct type_info cycle = { .display = "?", .key = TYPEKEY_CYCLE };
-			return &cycle;
-		}
+		if (ti->busy)
+			return &r->cycle;
 		return ti;
 	}
 	ti = new_info(r, die);
@@ -1965,7 +1966,7 @@ struct au_error *au_dwarf_read_layouts_fd(const char *path, int fd, struct layou
 static struct au_error *read_fd(const char *path, int fd, struct layout_model *model,
 				const struct dwarf_read_options *opts, bool member)
 {
-	struct reader r = { .model = model, .path = path };
+	struct reader r = { .model = model, .path = path, .cycle = { .display = "?", .key = TYPEKEY_CYCLE } };
 	struct input_facts facts = { 0 };
 	struct au_error *err = NULL;
 	err = check_elf(path, fd, &facts);
