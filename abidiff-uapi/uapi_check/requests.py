@@ -15,6 +15,8 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
+import threading
 
 from . import ioctls
 from .config import UNIT_FLAGS, cache_dir
@@ -35,20 +37,33 @@ def cache_key(unit_obj, compiler_version, flags):
     return h.hexdigest()[:20]
 
 
-def build_ioctl_unit(compiler, unit, include, out):
+_LOCKS = {}
+_LOCKS_LOCK = threading.Lock()
+
+
+def build_ioctl_unit(compiler, unit, include, out, full=False):
     """obj/ioctls-KEY.o for one unit, and {name: Ioctl} of its numbered requests, {name: reason}
-    of those whose number does not compile there. Cached by the unit's own object."""
+    of those whose number does not compile there. Cached by the unit's own object. Two units with
+    the same object (revisions that differ only in what this architecture does not install)
+    share the key: the second waits for the first and copies its result."""
     flags = UNIT_FLAGS[unit.lang]
     key = cache_key(os.path.join(out, unit.object), compiler.version, flags)
+    with _LOCKS_LOCK:
+        lock = _LOCKS.setdefault(key, threading.Lock())
+    with lock:
+        return _build_ioctl_unit(compiler, unit, include, out, full, flags, key)
+
+
+def _build_ioctl_unit(compiler, unit, include, out, full, flags, key):
     cache = os.path.join(cache_dir(), "ioctls", key)
     obj = os.path.join(out, "obj", f"ioctls-{unit.key}.o")
-    if not os.path.isfile(os.path.join(cache, "ioctls.json")):
+    if full or not all(os.path.isfile(os.path.join(cache, f)) for f in ("ioctls.json", "ioctls.o")):
         try:
             found = ioctls.find_ioctls(compiler.path, include, unit.included, flags)
             kept, skipped = ioctls.check_ioctls(compiler.path, include, unit.included, flags, found)
-            tmp = cache + ".tmp"
-            shutil.rmtree(tmp, ignore_errors=True)
-            os.makedirs(tmp)
+            # A directory of its own: another run may be writing the same key.
+            os.makedirs(os.path.dirname(cache), exist_ok=True)
+            tmp = tempfile.mkdtemp(prefix=os.path.basename(cache) + ".tmp.", dir=os.path.dirname(cache))
             ioctls.compile_ioctl_unit(compiler.path, include, unit.included, flags, kept,
                                       os.path.join(tmp, "ioctls.o"))
         except ioctls.IoctlError as e:
@@ -56,7 +71,10 @@ def build_ioctl_unit(compiler, unit, include, out):
         write_atomic(os.path.join(tmp, "ioctls.json"), json.dumps(
             {"kept": [vars(x) for x in kept], "skipped": skipped}, indent=0))
         shutil.rmtree(cache, ignore_errors=True)
-        os.rename(tmp, cache)
+        try:
+            os.rename(tmp, cache)
+        except OSError:     # the other one renamed its own first
+            shutil.rmtree(tmp, ignore_errors=True)
     with open(os.path.join(cache, "ioctls.json")) as f:
         data = json.load(f)
     shutil.copyfile(os.path.join(cache, "ioctls.o"), obj)
@@ -105,7 +123,7 @@ def step_requests(opts, compilers, trees, units, comparisons, tool, progress):
 
     def one(key):
         u = units[key]
-        return build_ioctl_unit(compilers[u.lang], u, trees.revisions[u.rev].include, opts.out)
+        return build_ioctl_unit(compilers[u.lang], u, trees.revisions[u.rev].include, opts.out, opts.full)
 
     keys = sorted(units)
     for key, result in zip(keys, parallel(opts.jobs, one, keys)):
