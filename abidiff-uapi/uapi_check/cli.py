@@ -2,12 +2,15 @@
 
   abidiff-uapi/uapi-check [--kernel 6.1|6.12] [--patches DIR] [--out DIR] [--jobs N] [--quiet]
   abidiff-uapi/uapi-check --old TREE --new TREE [--out DIR] [--fail-on=break|review]  (release drift)
+  abidiff-uapi/uapi-check --git DIR [--old REF] [--new REF] [--full]   (two revisions of a git tree)
+  abidiff-uapi/uapi-check --git DIR --each-commit BASE..TIP            (every commit of a series)
   ... [--waivers FILE] [--baseline OLD/report.json]                 (for CI: waivers.py)
 
 Steps (one module each):
   0. env.py:      what the run needs is installed (it installs nothing: scripts/install-deps does).
   1. trees.py:    pristine tree (cached under build/trees), a copy with the series applied,
-                  `make headers_install` for both, out of tree.
+                  `make headers_install` for both, out of tree. git.py: with --git, the two
+                  revisions, only the files headers_install reads, keyed by their blob ids.
   2. headers.py:  the headers to test, by the tree's own usr/include/Makefile (no-header-test);
                   each compiled alone as C and as C++, before and after, in parallel.
   3. units.py:    one translation unit per language and revision with every header that
@@ -27,8 +30,11 @@ patch that does not apply, missing compiler, tool error).
 Environment: CC and CXX name the compilers (default gcc and g++).
 """
 import argparse
+import dataclasses
 import json
 import os
+import re
+import shlex
 import shutil
 import sys
 import time
@@ -37,8 +43,9 @@ from .arch import DEFAULT as DEFAULT_ARCH, compat_pair, lookup as lookup_arch, n
 from .ci import write_ci_reports
 from .compat import run_compat
 from .compat_report import terminal_summary as compat_summary, write_reports as write_compat_reports
-from .config import OUT, ROOT
+from .config import OUT, ROOT, add_flags
 from .env import check_environment, ensure_tool
+from .git import Repo, describe as describe_git
 from .headers import step_headers
 from .html import render_html
 from .judge import evaluate_checks
@@ -59,8 +66,20 @@ def parse_args(argv):
                     "(exit 0 pass, 1 a check fails, 2 cannot run).")
     p.add_argument("--kernel", default="6.1", help="Debian linux-source version (default 6.1)")
     p.add_argument("--patches", help="series directory (default patches/linux-KERNEL)")
-    p.add_argument("--old", metavar="TREE", help="compare two trees: a directory or a linux-source version")
-    p.add_argument("--new", metavar="TREE", help="the newer tree, with --old")
+    p.add_argument("--old", metavar="TREE", help="compare two trees: a directory or a linux-source version "
+                   "(with --git: a revision, default HEAD, or HEAD^ when the working tree is clean)")
+    p.add_argument("--new", metavar="TREE", help="the newer tree, with --old (with --git: a revision, "
+                   "default the working tree, or HEAD when it is clean)")
+    p.add_argument("--git", metavar="DIR",
+                   help="a kernel git repository: compare two of its revisions (git.py), as "
+                        "scripts/check-uapi.sh does; only the files headers_install reads are written out")
+    p.add_argument("--each-commit", metavar="BASE..TIP",
+                   help="with --git: check every commit of BASE..TIP against its parent, and name the "
+                        "first that fails")
+    p.add_argument("--full", action="store_true",
+                   help="read nothing from the cache: install, compile and compare everything again")
+    p.add_argument("--cflags", metavar="FLAGS", default="",
+                   help="extra flags for every compile, C and C++ (part of every cache key)")
     p.add_argument("--out", help="output directory (default build/uapi-check/KERNEL, or OLD-vs-NEW)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel jobs (default nproc)")
     p.add_argument("--quiet", action="store_true", help="print only the verdict")
@@ -82,12 +101,20 @@ def parse_args(argv):
         pair = compat_pair(a.compat) if a.compat else None
     except Fatal as e:
         p.error(str(e))
-    if pair and (a.old or a.baseline or a.waivers or a.arch != DEFAULT_ARCH):
-        p.error("--compat does not go with --old/--new, --arch, --waivers or --baseline")
-    if bool(a.old) != bool(a.new):
+    if pair and (a.old or a.baseline or a.waivers or a.arch != DEFAULT_ARCH or a.git):
+        p.error("--compat does not go with --old/--new, --git, --arch, --waivers or --baseline")
+    if a.each_commit and not a.git:
+        p.error("--each-commit needs --git")
+    if a.each_commit and (a.old or a.new):
+        p.error("--each-commit does not go with --old/--new")
+    if bool(a.old) != bool(a.new) and not a.git:
         p.error("--old and --new go together")
-    if a.old and a.patches:
-        p.error("--patches does not apply with --old/--new")
+    if (a.old or a.git) and a.patches:
+        p.error("--patches does not apply with --old/--new or --git")
+    try:
+        cflags = tuple(shlex.split(a.cflags))
+    except ValueError as e:
+        p.error(f"--cflags: {e}")
     if a.jobs < 1:
         p.error("--jobs must be at least 1")
     patches = a.patches or os.path.join(ROOT, "patches", f"linux-{a.kernel}")
@@ -95,19 +122,24 @@ def parse_args(argv):
     if not out:
         name = f"{os.path.basename(a.old.rstrip('/'))}-vs-{os.path.basename(a.new.rstrip('/'))}" \
             if a.old else a.kernel
+        if a.git:
+            name = "git-" + os.path.basename(os.path.abspath(a.git).rstrip("/")) + \
+                ("-each-commit" if a.each_commit else "")
         if pair:
             name = f"{a.kernel}-compat-{pair[0].debian}-{pair[1].debian}"
         elif not arch.default:
             name += f"-{arch.debian}"
         out = os.path.join(OUT, name)
     waivers = a.waivers
-    if not waivers and not a.old and os.path.isfile(os.path.join(patches, "waivers")):
+    if not waivers and not a.old and not a.git and os.path.isfile(os.path.join(patches, "waivers")):
         waivers = os.path.join(patches, "waivers")   # what the series changes on purpose
     return Options(kernel=a.kernel, patches=patches, old=a.old, new=a.new, out=os.path.abspath(out),
                    jobs=a.jobs, quiet=a.quiet, fail_on=a.fail_on,
                    waivers=os.path.abspath(waivers) if waivers else None,
                    baseline=os.path.abspath(a.baseline) if a.baseline else None,
-                   arch=pair[0] if pair else arch, compat=pair[1] if pair else None)
+                   arch=pair[0] if pair else arch, compat=pair[1] if pair else None,
+                   git=os.path.abspath(a.git) if a.git else None, full=a.full, cflags=cflags,
+                   each=a.each_commit)
 
 
 REPORTS = ("report.json", "report.txt", "report.sarif", "report.junit.xml", "report.html")
@@ -129,6 +161,8 @@ def shown_path(path):
 
 def describe_run(opts, trees):
     arch = f", {opts.arch.describe()}"
+    if trees.git:
+        return describe_git(Repo(opts.git), *trees.git) + arch
     if opts.drift:
         return f"{opts.old} -> {opts.new}{arch}"
     return f"linux-source-{opts.kernel} with {trees.series.dir} ({len(trees.series.patches)} patches){arch}"
@@ -152,7 +186,7 @@ def check(opts, progress, started):
     accepted = apply_waivers(comparisons, waivers, baseline)
     if any(accepted.values()):
         progress.step(f"  accepted: {accepted['waived']} waived, {accepted['baselined']} in the baseline")
-    mode = "drift" if opts.drift else "series"
+    mode = opts.mode
     checks = evaluate_checks(mode, headers, comparisons, baseline.headers if baseline else frozenset())
     report = Report(mode=mode, what=describe_run(opts, trees), checks=checks, compilers=compilers,
                     trees=trees, headers=headers, units=units, extra=extra, comparisons=comparisons,
@@ -200,12 +234,9 @@ def main_compat(opts):
     return 0
 
 
-def main(argv):
-    opts = parse_args(argv)
-    if opts.compat:
-        return main_compat(opts)
+def run_check(opts, progress):
+    """One whole check, its reports written into opts.out: (report, None) or (None, exit status)."""
     started = time.monotonic()
-    progress = Progress(opts.quiet)
 
     def produce():
         report = check(opts, progress, started)
@@ -216,15 +247,95 @@ def main(argv):
         return report
 
     try:
-        report, rc = guarded(opts, produce)
+        return guarded(opts, produce)
     finally:
         shutil.rmtree(os.path.join(opts.work, "tree-after"), ignore_errors=True)
+
+
+def reuse_line(report):
+    """How much of a run came from the cache: installs, per-header results, units."""
+    h = report.headers.revs
+    reused = sum(h[r].reuse[0] for r in h)
+    total = sum(h[r].reuse[1] for r in h)
+    units = sum(1 for u in report.units.values() if u.cached)
+    installs = sum(1 for c in report.trees.cached.values() if c)
+    return (f"reused {reused} of {total} per-header results, {units} of {len(report.units)} units, "
+            f"{installs} of {len(report.trees.cached)} headers_install")
+
+
+def main_each_commit(opts):
+    """--each-commit BASE..TIP: each commit against its parent, oldest first; a report directory
+    per commit under --out, and each-commit.json/.txt naming the first commit that fails."""
+    progress = Progress(opts.quiet)
+    try:
+        repo = Repo(opts.git)
+        commits = repo.commits(opts.each)
+    except Fatal as e:
+        print(f"uapi-check: error: {e}", file=sys.stderr)
+        return 2
+    progress.step(f"--each-commit {opts.each}: {len(commits)} commits in {repo.top}")
+    os.makedirs(opts.out, exist_ok=True)
+    for name in ("each-commit.json", "each-commit.txt"):
+        try:
+            os.unlink(os.path.join(opts.out, name))
+        except FileNotFoundError:
+            pass
+    rows = []
+    for i, (parent, commit) in enumerate(commits, 1):
+        sub = dataclasses.replace(opts, old=parent, new=commit, each=None,
+                                  out=os.path.join(opts.out, f"{i:03d}-{commit[:12]}"))
+        subject = repo.subject(commit)
+        report, rc = run_check(sub, Progress(True))
+        if rc is not None:
+            print(f"uapi-check: error: while checking {commit[:12]} ({subject})", file=sys.stderr)
+            return rc
+        failing = [c.check for c in report.checks if not c.passed]
+        rows.append({"commit": commit, "parent": parent, "subject": subject, "verdict": report.verdict,
+                     "failing_checks": failing, "elapsed_s": round(report.elapsed_s, 2),
+                     "report": os.path.relpath(os.path.join(sub.out, "report.txt"), opts.out)})
+        progress.step(f"[{i}/{len(commits)}] {commit[:12]} {subject}: {report.verdict.upper()}"
+                      + (f" ({', '.join(failing)})" if failing else "")
+                      + f" in {report.elapsed_s:.1f} s; {reuse_line(report)}")
+    # Report directories of commits an earlier run checked and this one did not.
+    mine = {os.path.basename(os.path.dirname(r["report"])) for r in rows}
+    for d in os.listdir(opts.out):
+        if re.fullmatch(r"\d{3}-[0-9a-f]{12}", d) and d not in mine and os.path.isdir(os.path.join(opts.out, d)):
+            shutil.rmtree(os.path.join(opts.out, d), ignore_errors=True)
+    first_bad = next((r for r in rows if r["verdict"] != "pass"), None)
+    doc = {"tool": "uapi-check", "mode": "each-commit", "repository": repo.top, "range": opts.each,
+           "arch": opts.arch.to_json(), "verdict": "fail" if first_bad else "pass",
+           "first_bad": first_bad["commit"] if first_bad else None, "commits": rows}
+    lines = [f"uapi-check --each-commit {opts.each} in {repo.top} ({opts.arch.describe()})", ""]
+    lines += [f"{r['verdict'].upper():4}  {r['commit'][:12]}  {r['subject']}"
+              + (f"  [{', '.join(r['failing_checks'])}: {r['report']}]" if r["failing_checks"] else "")
+              for r in rows]
+    lines += ["", f"first bad commit: {first_bad['commit']} {first_bad['subject']}" if first_bad
+              else f"every commit passes ({len(rows)})"]
+    write_atomic(os.path.join(opts.out, "each-commit.json"), json.dumps(doc, indent=1) + "\n")
+    write_atomic(os.path.join(opts.out, "each-commit.txt"), "\n".join(lines) + "\n")
+    print(lines[-1])
+    print(f"uapi-check: {doc['verdict'].upper()}; full report in "
+          f"{os.path.relpath(os.path.join(opts.out, 'each-commit.txt'))}")
+    return 1 if first_bad else 0
+
+
+def main(argv):
+    opts = parse_args(argv)
+    add_flags(list(opts.cflags))
+    if opts.compat:
+        return main_compat(opts)
+    if opts.each:
+        return main_each_commit(opts)
+    progress = Progress(opts.quiet)
+    report, rc = run_check(opts, progress)
     if rc is not None:
         return rc
     if opts.quiet:
         print(f"uapi-check: {report.verdict.upper()}")
     else:
         sys.stdout.write(terminal_summary(report))
+        if opts.git:
+            print(f"uapi-check: {reuse_line(report)}")
         print(f"uapi-check: {report.verdict.upper()}; full report in "
               f"{os.path.relpath(os.path.join(opts.out, 'report.txt'))}")
     return 0 if report.verdict == "pass" else 1

@@ -23,6 +23,13 @@ CXX_ALONE_FLAGS = ["-std=c++98", "-Wall"]
 # The all-headers units are compiled as a real consumer would: GNU dialects, glibc first-class.
 UNIT_FLAGS = {"c": ["-std=gnu11"], "cxx": ["-std=gnu++17"]}
 DEBUG_FLAGS = ["-g", "-fno-eliminate-unused-debug-types"]
+
+
+def add_flags(extra):
+    """--cflags: extra flags for every compile of the run, C and C++, alone and in units. The
+    lists above are extended in place, so every step and every cache key sees them."""
+    for flags in (C_ALONE_FLAGS, CXX_ALONE_FLAGS, UNIT_FLAGS["c"], UNIT_FLAGS["cxx"]):
+        flags.extend(extra)
 LANGS = ("c", "cxx")
 LANG_NAME = {"c": "C", "cxx": "C++"}
 REVS = ("before", "after")

@@ -14,6 +14,8 @@ INSTALL_DEPS = os.path.join(ROOT, "scripts", "install-deps")
 
 def source_versions(opts):
     """Debian linux-source versions the run extracts (a directory needs none)."""
+    if getattr(opts, "git", None):
+        return []       # revisions of a git repository
     specs = [opts.old, opts.new] if opts.drift else [opts.kernel]
     return [s for s in specs if not os.path.isdir(s) and re.fullmatch(r"\d+\.\d+", s)]
 

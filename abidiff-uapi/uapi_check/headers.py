@@ -198,10 +198,10 @@ class Task:
     extra: bool     # a no-header-test header, compiled only for the layout comparison
 
 
-def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH):
-    """Compile every header alone in both languages, reusing cached sweeps. Returns
-    (same, [(Task, first error or None)] for every revision that needs its own sweep, the
-    number of after results reused from before).
+def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH, full=False):
+    """Compile every header alone in both languages, reusing cached sweeps (not with full).
+    Returns (same, [(Task, first error or None)] for every revision that needs its own sweep,
+    {revision: (results reused, results)}, the number of after results reused from before).
 
     The after sweep compiles again only what the series can have changed: a header whose own
     file and every file it read (the compiler's -MD list) are byte-identical in before and after
@@ -211,6 +211,7 @@ def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH):
     dummy = {rev: revs[rev].file("usr/dummy-include") for rev in REVS}
     keys, results, deps = {}, [], {}
     reused = 0
+    reuse = {}
 
     def one(t):
         return compile_alone_deps(compilers[t.lang].path, t.lang, revs[t.rev].include, dummy[t.rev],
@@ -225,8 +226,9 @@ def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH):
     for rev in REVS if not same else ("before",):
         tested, extra = selection[rev]
         keys[rev] = sweep_key(compilers, digests[rev], tested, extra, dir_digest(dummy[rev]), arch)
-        cached = load_sweep(keys[rev])
+        cached = None if full else load_sweep(keys[rev])
         if cached is not None:
+            reuse[rev] = (len(cached), len(cached))
             progress.step(f"  {rev}: per-header results reused (same headers, compilers and flags)")
             for entry in cached:
                 t = Task(rev, *entry[0])
@@ -234,7 +236,8 @@ def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH):
                 deps[t] = entry[2] if len(entry) > 2 else None
             continue
         tasks = todo(rev)
-        if rev == "after":
+        reuse[rev] = (0, len(tasks))
+        if rev == "after" and not full:
             changed, added = changed_files((revs["before"].include, dummy["before"]),
                                            (revs["after"].include, dummy["after"]))
             prior = {(t.lang, t.header, t.extra): t for t in deps if t.rev == "before"}
@@ -250,6 +253,7 @@ def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH):
                     again.append(t)
             progress.step(f"  after: {reused} of {len(tasks)} per-header results reused from before "
                           f"(the files they read are unchanged), {len(again)} to compile")
+            reuse[rev] = (reused, len(tasks))
             tasks = again
         out = parallel(jobs, one, tasks, progress, f"compiling headers alone ({rev})")
         for t, (err, d) in zip(tasks, out):
@@ -260,7 +264,9 @@ def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH):
         if any(t.rev == rev for t in fresh):
             save_sweep(keys[rev], [[[t.lang, t.header, t.extra], r, deps[t]]
                                    for t, r in results if t.rev == rev])
-    return same, results, reused
+    if same:
+        reuse["after"] = (reuse["before"][1], reuse["before"][1])   # the before results serve both
+    return same, results, reuse, reused
 
 
 def step_headers(opts, compilers, trees, progress):
@@ -274,7 +280,8 @@ def step_headers(opts, compilers, trees, progress):
         excluded[rev] = no_header_test(revs[rev].file("usr/include/Makefile"), opts.arch.srcarch)
         tested, skipped[rev] = select_headers(revs[rev].include, excluded[rev])
         selection[rev] = (tested, [h for h, why in skipped[rev].items() if why == "no-header-test"])
-    same, results, reused = sweep(opts.jobs, compilers, revs, selection, progress, opts.arch.debian)
+    same, results, reuse, reused = sweep(opts.jobs, compilers, revs, selection, progress, opts.arch.debian,
+                                         opts.full)
     out = {}
     for rev in REVS:
         src = "before" if same else rev
@@ -292,7 +299,7 @@ def step_headers(opts, compilers, trees, progress):
                     extra_ok[t.lang].append(t.header)
         out[rev] = RevHeaders(selection[rev][0], skipped[rev], excluded[rev], failed,
                               {lang: sorted(v) for lang, v in compiles.items()}, extra_ok,
-                              reused if rev == "after" and not same else 0)
+                              reused if rev == "after" and not same else 0, reuse[rev])
         tested = out[rev].tested
         for lang in LANGS:
             n = len(failed[lang])

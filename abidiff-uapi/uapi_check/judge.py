@@ -12,6 +12,8 @@ verdict for one named check:
   series-cxx  (C++ before/after, --strict): names must stay; layouts may change (to match C, which
               the cross comparisons check). The empty struct 6.1's __DECLARE_FLEX_ARRAY puts
               before a flexible array (1 byte in C++, none in C) may go: no program names it.
+  commit      (two revisions of a git tree): as drift; and a header that compiled alone before and
+              fails after fails its language's headers-compile check.
   cross, cross-series (C vs C++, --strict): any break fails; a C++-keyword rename the tool calls
               safe (cxx-keyword) is fine, and so is a name only C has (an alias of a keyword).
 """
@@ -29,6 +31,13 @@ CHECKS = {
     ],
     "drift": [
         ("drift", "no incompatible layout drift between the two trees"),
+    ],
+    # Two revisions of a git tree (--git, --each-commit): drift's rules for layouts, and no header
+    # that compiled alone before may fail after (one that failed before is not this change's).
+    "commit": [
+        ("drift", "no incompatible layout change between the two revisions"),
+        ("c-headers-compile", "no header that compiled alone in C before fails after"),
+        ("cxx-headers-compile", "no header that compiled alone in C++ before fails after"),
     ],
 }
 # Driver verdicts of one finding. Only "fail" makes a check fail.
@@ -199,7 +208,10 @@ def evaluate_checks(mode, headers, comparisons, baseline_headers=frozenset()):
                             Failure(f.text, finding=f, comparison=name))
         lang = {"cxx-headers-compile": "cxx", "c-headers-compile": "c"}.get(check)
         if lang:
+            before = headers.revs["before"].failed[lang] if mode == "commit" else {}
             for h, err in sorted(after.failed[lang].items()):
+                if h in before:
+                    continue
                 (accepted if (check, h) in baseline_headers else failing).append(
                     Failure(f"{h}: {err}", header=h, error=err))
         results.append(CheckResult(check, text, failing, accepted))

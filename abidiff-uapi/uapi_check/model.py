@@ -23,10 +23,19 @@ class Options:
     baseline: Optional[str] = None
     arch: Arch = ARCHES[DEFAULT_ARCH]   # --arch (arch.py)
     compat: Optional[Arch] = None       # --compat ARCH32: its 32-bit architecture (compat.py)
+    git: Optional[str] = None           # --git DIR: old and new are revisions of it (git.py)
+    full: bool = False                  # --full: read no cache (results are still stored)
+    cflags: tuple = ()                  # --cflags: extra flags for every compile (in every key)
+    each: Optional[str] = None          # --each-commit BASE..TIP
 
     @property
     def drift(self):
-        return bool(self.old)
+        return bool(self.old) or bool(self.git)
+
+    @property
+    def mode(self):
+        """series (a patch series), drift (two releases) or commit (two revisions of a git tree)."""
+        return "commit" if self.git else "drift" if self.old else "series"
 
     @property
     def work(self):
@@ -61,6 +70,7 @@ class Revision:
     key: Optional[str]
     dirs: List[str]
     include: str = ""
+    build_in_tree: bool = False     # headers_install keeps its build directory in the tree (git.py)
 
     def file(self, rel):
         """A file of the revision: the patched copy when the series made or kept it there, else
@@ -77,11 +87,16 @@ class Trees:
     revisions: Dict[str, Revision]
     series: Optional[Series]
     installed: Dict[str, int]   # headers installed per revision
+    cached: Dict[str, bool] = field(default_factory=dict)  # headers_install came from the cache
+    git: Optional[tuple] = None  # --git: the (old, new) git.Side
 
     def to_json(self):
         return {"trees": {r: self.revisions[r].tree for r in REVS},
                 "series": self.series.to_json() if self.series else None,
-                "installed": dict(self.installed)}
+                "installed": dict(self.installed),
+                "headers_install_cached": dict(self.cached),
+                "git": {r: {"ref": s.ref, "commit": s.commit, "key": s.key, "subject": s.subject}
+                        for r, s in zip(REVS, self.git)} if self.git else None}
 
 
 @dataclass
@@ -94,6 +109,7 @@ class RevHeaders:
     compiles: Dict[str, List[str]]          # lang -> every header that compiles alone, sorted
     extra_ok: Dict[str, List[str]]          # lang -> no-header-test headers that compile alone
     reused: int = 0                         # after: results kept from before (nothing they read changed)
+    reuse: tuple = (0, 0)                   # (results not compiled in this run, results)
 
     def to_json(self):
         return {
@@ -106,6 +122,7 @@ class RevHeaders:
             "failed": {lang: self.failed[lang] for lang in LANGS},
             "no_header_test_compiled": {lang: sorted(self.extra_ok[lang]) for lang in LANGS},
             "reused_from_before": self.reused,
+            "reused": {"results": self.reuse[1], "reused": self.reuse[0]},
         }
 
 
@@ -145,6 +162,7 @@ class Unit:
     included: List[str]
     collisions: List[Collision]
     size: int
+    cached: bool = field(default=False, compare=False)  # its object came from the cache
 
     @property
     def key(self):
@@ -152,7 +170,7 @@ class Unit:
 
     def to_json(self):
         return {"object": self.object, "headers": len(self.included), "size": self.size,
-                "collisions": [c.to_json() for c in self.collisions]}
+                "collisions": [c.to_json() for c in self.collisions], "cached": self.cached}
 
 
 @dataclass
@@ -334,7 +352,7 @@ class HeaderChange:
 @dataclass
 class Report:
     """Everything a run found; report.json is its to_json()."""
-    mode: str                   # series or drift
+    mode: str                   # series, drift or commit
     what: str
     checks: List[CheckResult]
     compilers: Dict[str, Compiler]

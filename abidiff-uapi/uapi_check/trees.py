@@ -10,6 +10,7 @@ import tempfile
 from .arch import ARCHES, DEFAULT as DEFAULT_ARCH
 from .config import REVS, ROOT, STATE, cache_dir
 from .model import HeaderChange, Revision, Series, Trees
+from .git import Repo, sides, describe
 from .util import Fatal, parallel, run, run_or_die
 
 
@@ -95,9 +96,12 @@ def headers_cache(key, arch):
     return os.path.join(cache_dir(), "headers", f"{key}@{arch.kernel}")
 
 
-def headers_install(tree, key, jobs, work, arch=None):
+def headers_install(tree, key, jobs, work, arch=None, build_in_tree=False):
     """`make headers_install ARCH=...` out of tree; cached by key and architecture (key None: not
-    cacheable). Returns the installed include directory, and whether it came from the cache."""
+    cacheable). Returns the installed include directory, and whether it came from the cache.
+    With build_in_tree, the build directory is TREE/obj-ARCH and is kept: make's paths are then
+    relative (srctree is ..), so a copy of the tree with a few files changed (git.py) installs
+    again only those."""
     arch = arch or ARCHES[DEFAULT_ARCH]
     if key:
         dest = headers_cache(key, arch)
@@ -110,8 +114,9 @@ def headers_install(tree, key, jobs, work, arch=None):
     # install the same tree at once; the first to finish wins, the other uses its result.
     os.makedirs(os.path.dirname(dest), exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=os.path.basename(dest) + ".tmp.", dir=os.path.dirname(dest))
+    obj = os.path.join(tree, f"obj-{arch.kernel}") if build_in_tree else f"{os.path.abspath(tmp)}/obj"
     try:
-        run_or_die(["make", "-s", "-C", tree, f"O={os.path.abspath(tmp)}/obj", f"ARCH={arch.kernel}",
+        run_or_die(["make", "-s", "-C", tree, f"O={obj}", f"ARCH={arch.kernel}",
                     f"INSTALL_HDR_PATH={os.path.abspath(tmp)}", f"-j{jobs}", "headers_install"],
                    f"make headers_install ARCH={arch.kernel} in {tree}")
     except BaseException:
@@ -163,6 +168,19 @@ def list_headers(inc):
     return sorted(found)
 
 
+def git_revisions(opts, progress):
+    """--git: the two sides (git.py), each written out once per key of its needed files."""
+    repo = Repo(opts.git)
+    old, new = sides(repo, opts.old, opts.new)
+    progress.step(f"step 1: {describe(repo, old, new)}")
+    revs = {}
+    repo.materialize(old, progress, opts.full)
+    repo.materialize(new, progress, opts.full, base=old)
+    for rev, side in (("before", old), ("after", new)):
+        revs[rev] = Revision(rev, side.tree, side.key, [side.tree], build_in_tree=True)
+    return revs, None, (old, new)
+
+
 def revisions(opts, progress):
     """The two revisions to install, and the series (None for drift)."""
     if opts.drift:
@@ -192,10 +210,15 @@ def revisions(opts, progress):
 
 def step_trees(opts, progress):
     """Step 1: the two trees, and their installed headers under <out>/include/{before,after}."""
-    revs, series = revisions(opts, progress)
+    git_sides = None
+    if opts.git:
+        revs, series, git_sides = git_revisions(opts, progress)
+    else:
+        revs, series = revisions(opts, progress)
 
     def install(rev):
-        return headers_install(revs[rev].tree, revs[rev].key, max(1, opts.jobs // 2), opts.work, opts.arch)
+        return headers_install(revs[rev].tree, None if opts.full else revs[rev].key,
+                               max(1, opts.jobs // 2), opts.work, opts.arch, revs[rev].build_in_tree)
 
     if (revs["after"].tree, revs["after"].key) == (revs["before"].tree, revs["before"].key):
         results = [install("before")] * 2  # an empty series: one install serves both
@@ -205,7 +228,8 @@ def step_trees(opts, progress):
         revs[rev].include = copy_headers(inc, opts.out, rev)
         progress.step(f"  headers_install ARCH={opts.arch.kernel} {rev}: {revs[rev].tree}"
                       + (" (cached)" if cached else ""))
-    return Trees(revs, series, {r: len(list_headers(revs[r].include)) for r in REVS})
+    return Trees(revs, series, {r: len(list_headers(revs[r].include)) for r in REVS},
+                 {rev: cached for rev, (_, cached) in zip(REVS, results)}, git_sides)
 
 
 def header_changes(trees):

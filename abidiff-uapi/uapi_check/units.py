@@ -22,13 +22,14 @@ def unit_command(compiler, lang, unit, obj, rel_inc, out):
             "-I", rel_inc, "-c", os.path.relpath(unit, out), "-o", os.path.relpath(obj, out)]
 
 
-def unit_cache_key(ident, lang, rev, headers, inc, rel_inc):
-    """A unit's object depends only on the compiler, the flags, the headers it is offered (and
-    their bytes), and the names DWARF records (the unit's and the include dir's, relative to the
-    out dir): a warm run copies the object instead of compiling the unit again."""
+def unit_cache_key(ident, lang, headers, inc):
+    """A unit's object depends only on the compiler, the flags and the headers it is offered (and
+    their bytes): a warm run copies the object instead of compiling the unit again. The names
+    DWARF records (c-after.c, include/after/linux/x.h) are not in the key: a side's units serve
+    it as before and as after (a commit's after is the next commit's before), since comparisons
+    name both include dirs (--headers) and show each file relative to the one it lies in."""
     h = hashlib.sha256()
-    for part in ("unit-1", ident, lang, rev, list(headers), dir_digest(inc), rel_inc,
-                 UNIT_FLAGS[lang], DEBUG_FLAGS):
+    for part in ("unit-2", ident, lang, list(headers), dir_digest(inc), UNIT_FLAGS[lang], DEBUG_FLAGS):
         h.update(json.dumps(part, sort_keys=True).encode() + b"\0")
     return h.hexdigest()[:24]
 
@@ -45,7 +46,7 @@ def load_unit(key, lang, rev, out, obj):
     except (OSError, ValueError):
         return None
     return Unit(lang, rev, os.path.relpath(obj, out), meta["included"],
-                [Collision(**c) for c in meta["collisions"]], os.path.getsize(obj))
+                [Collision(**c) for c in meta["collisions"]], os.path.getsize(obj), cached=True)
 
 
 def save_unit(key, unit, obj):
@@ -58,17 +59,18 @@ def save_unit(key, unit, obj):
         {"included": unit.included, "collisions": [c.to_json() for c in unit.collisions]}))
 
 
-def build_unit(compiler, lang, rev, headers, inc, out, max_rounds=80, ident=None):
+def build_unit(compiler, lang, rev, headers, inc, out, max_rounds=80, ident=None, full=False):
     """Compile one unit with every header; leave out colliding headers one at a time until it
-    compiles. With ident (the compiler's identity), reuse a cached object of the same inputs."""
+    compiles. With ident (the compiler's identity), reuse a cached object of the same inputs
+    (unless full), and store the result."""
     ext = "c" if lang == "c" else "cc"
     work = os.path.join(out, "work")
     unit = os.path.join(work, f"{lang}-{rev}.{ext}")
     obj = os.path.join(out, "obj", f"{lang}-{rev}.o")
     tmp_obj = os.path.join(work, f"{lang}-{rev}.o")
     rel_inc = os.path.relpath(inc, out)
-    key = unit_cache_key(ident, lang, rev, headers, inc, rel_inc) if ident is not None else None
-    if key:
+    key = unit_cache_key(ident, lang, headers, inc) if ident is not None else None
+    if key and not full:
         cached = load_unit(key, lang, rev, out, obj)
         if cached:
             write_atomic(unit, "".join(f"#include <{h}>\n" for h in cached.included))
@@ -106,7 +108,8 @@ def step_units(opts, compilers, trees, headers, progress):
     def one(combo):
         lang, rev = combo
         return build_unit(compilers[lang].path, lang, rev, headers.revs[rev].compiles[lang],
-                          trees.revisions[rev].include, opts.out, ident=compilers[lang].to_json())
+                          trees.revisions[rev].include, opts.out, ident=compilers[lang].to_json(),
+                          full=opts.full)
 
     built = parallel(opts.jobs, one, combos)
     if headers.same:  # identical headers (an empty series): the after objects are copies
@@ -114,12 +117,13 @@ def step_units(opts, compilers, trees, headers, progress):
             u = built[combos.index((lang, "before"))]
             after = os.path.join("obj", f"{lang}-after.o")
             shutil.copyfile(os.path.join(opts.out, u.object), os.path.join(opts.out, after))
-            built.append(Unit(lang, "after", after, u.included, u.collisions, u.size))
+            built.append(Unit(lang, "after", after, u.included, u.collisions, u.size, cached=True))
     units = {}
     for u in built:
         units[u.key] = u
         progress.step(f"  {u.key}: {len(u.included)} headers in one unit"
-                      + (f", {len(u.collisions)} left out for collisions" if u.collisions else ""))
+                      + (f", {len(u.collisions)} left out for collisions" if u.collisions else "")
+                      + (" (cached)" if u.cached else ""))
     return units
 
 

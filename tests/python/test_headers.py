@@ -127,9 +127,15 @@ def test_sweep_reuses_only_headers_whose_includes_are_unchanged(tree):
     selection = {"before": (tested, []), "after": (tested, [])}
     os.environ["ABIDIFF_UAPI_CACHE"] = os.path.join(os.path.dirname(os.path.dirname(before)), "cache")
     try:
-        same, results, reused = headers.sweep(2, cc, revs, selection, _Progress(), "amd64")
+        same, results, reuse, reused = headers.sweep(2, cc, revs, selection, _Progress(), "amd64")
+        # Run again: both sweeps come whole from the cache; with full, nothing is reused.
+        _, again, reuse_again, _ = headers.sweep(2, cc, revs, selection, _Progress(), "amd64")
+        _, _, reuse_full, reused_full = headers.sweep(2, cc, revs, selection, _Progress(), "amd64", full=True)
     finally:
         del os.environ["ABIDIFF_UAPI_CACHE"]
+    assert reuse == {"before": (0, 6), "after": (2, 6)}
+    assert reuse_again == {"before": (6, 6), "after": (6, 6)} and sorted(again, key=repr) == sorted(results, key=repr)
+    assert reuse_full == {"before": (0, 6), "after": (0, 6)} and reused_full == 0
     assert not same
     got = {(t.rev, t.lang, t.header): err for t, err in results}
     assert len(got) == 12

@@ -83,6 +83,7 @@ def test_build_unit_cache_hits_only_on_the_same_inputs(tmp_path, monkeypatch):
     again = units.build_unit("gcc", "c", "after", ["linux/a.h", "linux/b.h"], str(inc), str(out), ident=ident)
     assert calls == []
     assert again == first and (out / again.object).read_bytes() == data
+    assert again.cached and not first.cached
     assert (out / "work" / "c-after.c").read_text() == "#include <linux/a.h>\n"
     units.build_unit("gcc", "c", "after", ["linux/a.h", "linux/b.h"], str(inc), str(out),
                      ident={"path": "gcc", "version": "gcc 13"})

@@ -1,0 +1,293 @@
+"""--git DIR: the two sides of a check are revisions of a kernel git repository, a commit or the
+working tree (dirty changes included), as the kernel's scripts/check-uapi.sh takes them.
+
+A side is never a full checkout. Only the files `make headers_install` and the header test read
+(NEEDED) are written out, with `git checkout-index` from a private index for a commit and by copy
+for the working tree. A side's key is a digest of those files' paths, modes and blob ids: two
+commits that differ elsewhere share one key, so one `headers_install`, one per-header sweep and
+one pair of units serve both (trees.py, headers.py and units.py cache by it).
+
+The files were found by tracing `make headers_install` on 6.1 and 6.12 for x86, arm64, arm,
+riscv, s390 and powerpc; whole directories are taken where a kernel version may read more.
+"""
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from typing import Optional
+
+from .config import cache_dir
+from .util import Fatal
+
+WORKTREE = "(working tree)"
+
+_TOP = ("scripts/", "include/uapi/", "usr/", "tools/include/")
+_ARCH = re.compile(r"arch/[^/]+/(?:include/uapi/|Makefile|tools/|entry/syscalls/|kernel/syscalls/"
+                   r"|kernel/Makefile\.syscalls$)")
+KEY_VERSION = "uapi-git-1"
+KEEP_TREES = 24     # materialized sides kept in the cache (the newest by use)
+
+
+def needed(path):
+    """Is this file of a kernel tree read by headers_install or the header test?"""
+    return path == "Makefile" or path.startswith(_TOP) or bool(_ARCH.match(path))
+
+
+@dataclass(frozen=True)
+class Entry:
+    mode: str   # git's: 100644, 100755, 120000
+    oid: str
+    path: str
+
+
+@dataclass
+class Side:
+    """One revision: what the user named, the commit (None: the working tree), the key of its
+    needed files, and where they are written out."""
+    ref: str
+    commit: Optional[str]
+    key: str
+    tree: str = ""
+    subject: str = ""
+
+    @property
+    def label(self):
+        return WORKTREE if self.commit is None else f"{self.ref} ({self.commit[:12]})"
+
+
+def _key(entries):
+    h = hashlib.sha256(KEY_VERSION.encode() + b"\0")
+    for e in entries:
+        h.update(f"{e.mode} {e.oid} {e.path}\0".encode())
+    return "git-" + h.hexdigest()[:24]
+
+
+class Repo:
+    def __init__(self, path):
+        if not os.path.isdir(path):
+            raise Fatal(f"{path}: no such directory")
+        self.path = os.path.abspath(path)
+        rc, out, err = self._run("rev-parse", "--show-toplevel")
+        if rc != 0:
+            raise Fatal(f"{path}: not a git repository")
+        self.top = out.decode().strip()
+
+    def _run(self, *args, input=None, env=None):
+        p = subprocess.run(["git", "-C", self.path, *args], input=input, capture_output=True,
+                           env=dict(os.environ, **(env or {})))
+        return p.returncode, p.stdout, p.stderr
+
+    def git(self, *args, input=None, env=None):
+        rc, out, err = self._run(*args, input=input, env=env)
+        if rc != 0:
+            reason = (err.decode(errors="replace").strip().splitlines() or [f"exit {rc}"])[-1]
+            raise Fatal(f"{self.top}: git {args[0]} failed: {reason}")
+        return out
+
+    def commit(self, ref):
+        rc, out, _ = self._run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
+        if rc != 0:
+            raise Fatal(f"{self.top}: {ref}: no such commit")
+        return out.decode().strip()
+
+    def subject(self, commit):
+        return self.git("log", "-1", "--format=%s", commit).decode(errors="replace").strip()
+
+    def commit_entries(self, commit):
+        out = self.git("ls-tree", "-r", "-z", "--full-tree", commit)
+        entries = []
+        for rec in out.split(b"\0"):
+            if not rec:
+                continue
+            meta, path = rec.split(b"\t", 1)
+            mode, kind, oid = meta.decode().split()
+            path = path.decode(errors="surrogateescape")
+            if kind == "blob" and needed(path):
+                entries.append(Entry(mode, oid, path))
+        return entries
+
+    def worktree_entries(self):
+        """The needed files as the working tree has them: tracked ones (a deleted one is gone)
+        and untracked ones that are not ignored, each with the blob id git add would give it."""
+        out = self.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        paths = sorted({p for p in out.decode(errors="surrogateescape").split("\0") if p and needed(p)})
+        regular, links = [], []
+        for p in paths:
+            full = os.path.join(self.top, p)
+            try:
+                st = os.lstat(full)
+            except FileNotFoundError:
+                continue
+            if os.path.islink(full):
+                links.append(p)
+            elif os.path.isfile(full):
+                if "\n" in p:
+                    raise Fatal(f"{full}: a file name with a newline")
+                regular.append((p, "100755" if st.st_mode & 0o111 else "100644"))
+        oids = self.git("hash-object", "--stdin-paths",
+                        input="".join(os.path.join(self.top, p) + "\n" for p, _ in regular).encode(
+                            errors="surrogateescape")).decode().split() if regular else []
+        if len(oids) != len(regular):
+            raise Fatal(f"{self.top}: git hash-object gave {len(oids)} ids for {len(regular)} files")
+        entries = [Entry(m, o, p) for (p, m), o in zip(regular, oids)]
+        for p in links:
+            target = os.readlink(os.path.join(self.top, p))
+            oid = self.git("hash-object", "--stdin", input=target.encode(errors="surrogateescape")).decode().strip()
+            entries.append(Entry("120000", oid, p))
+        return sorted(entries, key=lambda e: e.path)
+
+    def side(self, ref):
+        """The Side for a ref, or for the working tree (ref None)."""
+        if ref is None:
+            return Side(WORKTREE, None, _key(self.worktree_entries()))
+        commit = self.commit(ref)
+        return Side(ref, commit, _key(self.commit_entries(commit)), subject=self.subject(commit))
+
+    def materialize(self, side, progress=None, full=False, base=None):
+        """Write a side's needed files out (once per key, unless full), and return the directory.
+        With base (a side already written out), start from a copy of it, with its times and its
+        headers_install build directories, and write only the files that differ: make then
+        installs again only what changed (trees.headers_install)."""
+        root = os.path.join(cache_dir(), "git")
+        dest = os.path.join(root, side.key)
+        if not full and os.path.isfile(os.path.join(dest, ".complete")):
+            os.utime(dest)
+            side.tree = dest
+            return dest
+        os.makedirs(root, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix=side.key + ".tmp.", dir=root)
+        entries = self.worktree_entries() if side.commit is None else self.commit_entries(side.commit)
+        old = None if full or base is None or not base.tree else read_entries(base.tree)
+        try:
+            if old is not None:
+                os.rmdir(tmp)
+                subprocess.run(["cp", "-a", base.tree, tmp], check=True, capture_output=True)
+                os.unlink(os.path.join(tmp, ".complete"))
+                now = {e.path: e for e in entries}
+                for path in set(old) - set(now):
+                    os.unlink(os.path.join(tmp, path))
+                write = [e for e in entries if old.get(e.path) != e]
+                how = f"{len(write)} files written over a copy of {base.label}"
+            else:
+                write = entries
+                how = f"{len(write)} files written out"
+            for e in write:
+                p = os.path.join(tmp, e.path)
+                if os.path.lexists(p):
+                    os.unlink(p)
+            if side.commit is None:
+                self._copy_worktree(tmp, write)
+            else:
+                self._checkout(write, tmp)
+            if not os.path.isfile(os.path.join(tmp, "usr", "include", "Makefile")):
+                raise Fatal(f"{self.top}: {side.label}: not a kernel tree (no usr/include/Makefile)")
+            write_entries(tmp, entries)
+            open(os.path.join(tmp, ".complete"), "w").close()
+            shutil.rmtree(dest, ignore_errors=True)
+            os.rename(tmp, dest)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        if progress:
+            progress.step(f"  {side.label}: {how} for headers_install ({side.key})")
+        prune(root, keep=dest)
+        side.tree = dest
+        return dest
+
+    def _checkout(self, entries, dest):
+        if not entries:
+            return
+        with tempfile.TemporaryDirectory() as d:
+            env = {"GIT_INDEX_FILE": os.path.join(d, "index")}
+            info = "".join(f"{e.mode} {e.oid}\t{e.path}\0" for e in entries)
+            self.git("update-index", "-z", "--index-info", input=info.encode(errors="surrogateescape"), env=env)
+            self.git("checkout-index", "-a", "-f", f"--prefix={dest}/", env=env)
+
+    def _copy_worktree(self, dest, entries):
+        for e in entries:
+            src, dst = os.path.join(self.top, e.path), os.path.join(dest, e.path)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            if e.mode == "120000":
+                os.symlink(os.readlink(src), dst)
+            else:
+                shutil.copy2(src, dst)
+                os.utime(dst)     # newer than the build directory it may join
+
+    def commits(self, spec):
+        """The commits of BASE..TIP, oldest first; each has exactly one parent."""
+        if ".." not in spec or "..." in spec:
+            raise Fatal(f"--each-commit {spec}: give a range BASE..TIP")
+        base, tip = spec.split("..", 1)
+        base, tip = self.commit(base or "HEAD"), self.commit(tip or "HEAD")
+        out = self.git("rev-list", "--reverse", "--topo-order", "--parents", f"{base}..{tip}")
+        commits = []
+        for line in out.decode().splitlines():
+            ids = line.split()
+            if len(ids) != 2:
+                raise Fatal(f"{self.top}: {ids[0][:12]} is a merge or a root commit: --each-commit "
+                            "checks a linear series")
+            commits.append((ids[1], ids[0]))     # (parent, commit)
+        if not commits:
+            raise Fatal(f"--each-commit {spec}: no commits in the range")
+        return commits
+
+
+ENTRIES = ".entries"
+
+
+def write_entries(tree, entries):
+    with open(os.path.join(tree, ENTRIES), "w", encoding="utf-8", errors="surrogateescape") as f:
+        for e in entries:
+            f.write(f"{e.mode} {e.oid}\t{e.path}\0")
+
+
+def read_entries(tree):
+    """{path: Entry} of a side written out, or None when it has no list (then write it whole)."""
+    try:
+        with open(os.path.join(tree, ENTRIES), encoding="utf-8", errors="surrogateescape") as f:
+            text = f.read()
+    except OSError:
+        return None
+    out = {}
+    for rec in text.split("\0"):
+        if rec:
+            meta, path = rec.split("\t", 1)
+            mode, oid = meta.split()
+            out[path] = Entry(mode, oid, path)
+    return out
+
+
+def prune(root, keep, n=KEEP_TREES):
+    """Keep the n materialized sides used last."""
+    dirs = [os.path.join(root, d) for d in os.listdir(root) if ".tmp." not in d]
+    dirs = [d for d in dirs if d != keep and os.path.isdir(d)]
+    dirs.sort(key=lambda d: os.stat(d).st_mtime, reverse=True)
+    for d in dirs[n - 1:]:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def default_sides(repo):
+    """check-uapi.sh's defaults: the working tree against HEAD when the needed files differ
+    from HEAD's (dirty), else HEAD against HEAD^."""
+    head = repo.side("HEAD")
+    work = repo.side(None)
+    if work.key != head.key:
+        return head, work
+    return repo.side("HEAD^"), head
+
+
+def sides(repo, old, new):
+    """(old side, new side) for --old/--new; either may be left out (the defaults above)."""
+    if old is None and new is None:
+        return default_sides(repo)
+    new_side = repo.side(new) if new else repo.side(None)
+    old_side = repo.side(old) if old else repo.side(f"{new}^" if new else "HEAD")
+    return old_side, new_side
+
+
+def describe(repo, old, new):
+    return f"git {repo.top}: {old.label} -> {new.label}"
+

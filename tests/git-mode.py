@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""git-mode: uapi-check --git on a repository made at test time from Debian's pristine 6.12 tree
+(tests/git/make-repo: the files headers_install reads, then patches/linux-6.12 applied by git am).
+
+  1. --each-commit over the series: every commit passes, each against its parent, and the later
+     commits reuse the per-header results of the earlier ones;
+  2. a planted branch (a comment, a commit that swaps two members, a comment): it fails, and the
+     first bad commit named is the planted one; the offsets the report gives for the moved members
+     are those gcc's offsetof gives in each revision's installed headers;
+  3. the default on a dirty working tree compares it against HEAD: a widened member fails (with the
+     ioctl numbers of its struct), a comment passes;
+  4. the caches are keyed by the compile flags: a warm run reuses every result, the same run with
+     --cflags reuses no compile result;
+  5. bad input (no directory, no repository, no such ref, --each-commit without --git) exits 2
+     with one line.
+
+Usage: git-mode.py   (needs scripts/install-deps main src-6.12; about 5 minutes on 2 cores)
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHECK = os.path.join(ROOT, "abidiff-uapi", "uapi-check")
+SERIES = os.path.join(ROOT, "patches", "linux-6.12")
+HEADER = "include/uapi/linux/uinput.h"
+failures = []
+
+
+def ok(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def git(repo, *args):
+    env = dict(os.environ, GIT_AUTHOR_NAME="abidiff-uapi tests", GIT_AUTHOR_EMAIL="tests@invalid",
+               GIT_COMMITTER_NAME="abidiff-uapi tests", GIT_COMMITTER_EMAIL="tests@invalid")
+    p = run(["git", "-C", repo, *args], env=env)
+    if p.returncode:
+        sys.exit(f"git {' '.join(args)}: {p.stderr.strip()}")
+    return p.stdout.strip()
+
+
+def check(*args):
+    p = run([CHECK, *args])
+    return p.returncode, p.stdout, p.stderr
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def edit(repo, path, old, new):
+    full = os.path.join(repo, path)
+    with open(full) as f:
+        text = f.read()
+    if old not in text:
+        sys.exit(f"{path}: no '{old}' to change")
+    with open(full, "w") as f:
+        f.write(text.replace(old, new, 1))
+
+
+def reuse(report):
+    """(per-header results reused, results, units cached, headers_install cached)."""
+    h = report["steps"]["headers"]
+    return (sum(h[r]["reused"]["reused"] for r in h), sum(h[r]["reused"]["results"] for r in h),
+            sum(1 for u in report["steps"]["units"].values() if u["cached"]),
+            sum(1 for c in report["steps"]["trees"]["headers_install_cached"].values() if c))
+
+
+def offsetof(include, struct, member):
+    src = f"#include <stddef.h>\n#include <linux/uinput.h>\nint x = offsetof(struct {struct}, {member});\n"
+    p = run(["gcc", "-I", include, "-x", "c", "-S", "-o", "-", "-"], input=src)
+    m = re.search(r"\.long\s+(\d+)", p.stdout)
+    return int(m.group(1)) if m else None
+
+
+def subjects():
+    """The series' subjects, from the patch files (independent of git am)."""
+    out = []
+    with open(os.path.join(SERIES, "series")) as f:
+        names = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    for n in names:
+        with open(os.path.join(SERIES, n)) as f:
+            text = f.read()
+        m = re.search(r"^Subject: (?:\[PATCH[^\]]*\] )?(.*(?:\n [^\n]*)*)", text, re.M)
+        out.append(" ".join(m.group(1).split()))
+    return out
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="git-mode.")
+    os.environ["ABIDIFF_UAPI_CACHE"] = os.path.join(work, "cache")   # cold, and this test's own
+    try:
+        p = run([os.path.join(ROOT, "scripts", "kernel-tree"), "6.12"])
+        if p.returncode:
+            sys.exit(f"kernel-tree 6.12: {p.stderr.strip()}")
+        tree = p.stdout.strip()
+        repo = os.path.join(work, "linux")
+        p = run([os.path.join(ROOT, "tests", "git", "make-repo"), tree, SERIES, repo])
+        if p.returncode:
+            sys.exit(f"make-repo: {p.stderr.strip()}")
+        print(p.stderr.strip(), flush=True)
+        steps(work, repo)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if failures:
+        print(f"0 passed, 1 failed ({len(failures)} checks)")
+        return 1
+    print("1 passed, 0 failed")
+    return 0
+
+
+def steps(work, repo):
+    # 1. Every commit of the series.
+    out = os.path.join(work, "series")
+    rc, stdout, stderr = check("--git", repo, "--each-commit", "pristine..main", "--out", out)
+    ok(rc == 0, f"--each-commit over the series: exit 0 (got {rc}) {stderr.strip()[-300:]}")
+    doc = load(os.path.join(out, "each-commit.json")) if os.path.isfile(os.path.join(out, "each-commit.json")) else {}
+    rows = doc.get("commits", [])
+    ok([r["subject"] for r in rows] == subjects(), f"one row per patch, in order ({len(rows)})")
+    ok(rows and all(r["verdict"] == "pass" for r in rows) and doc.get("first_bad") is None,
+       "every commit passes")
+    ok("every commit passes (12)" in stdout, "the summary says so")
+    ids = git(repo, "rev-list", "--reverse", "pristine..main").split()
+    ok([r["commit"] for r in rows] == ids and [r["parent"] for r in rows] == [git(repo, "rev-parse", "pristine")] + ids[:-1],
+       "each commit is checked against its parent")
+    later = []
+    for r in rows:
+        rep = load(os.path.join(out, os.path.dirname(r["report"]), "report.json"))
+        g = rep["steps"]["trees"]["git"]
+        ok(rep["mode"] == "commit" and g["after"]["commit"] == r["commit"] and g["before"]["commit"] == r["parent"],
+           f"{r['commit'][:12]}: its report names the two revisions")
+        later.append(reuse(rep))
+    ok(all(u[0] >= 0.95 * u[1] for u in later[1:]),
+       f"commits 2..12 reuse at least 95% of the per-header results ({[u[0] for u in later]})")
+
+    # 2. A planted branch: the middle commit moves members.
+    git(repo, "checkout", "-q", "-b", "planted", "main")
+    edit(repo, HEADER, "#define UINPUT_IOCTL_BASE", "/* a comment */\n#define UINPUT_IOCTL_BASE")
+    git(repo, "commit", "-q", "-am", "uinput: a comment")
+    edit(repo, HEADER, "\t__s32\t\t\tretval;\n\t__u32\t\t\teffect_id;\n};",
+         "\t__u32\t\t\teffect_id;\n\t__s32\t\t\tretval;\n};")
+    git(repo, "commit", "-q", "-am", "uinput: swap retval and effect_id in uinput_ff_erase")
+    bad = git(repo, "rev-parse", "HEAD")
+    edit(repo, HEADER, "/* a comment */", "/* another comment */")
+    git(repo, "commit", "-q", "-am", "uinput: another comment")
+    out = os.path.join(work, "planted")
+    rc, stdout, stderr = check("--git", repo, "--each-commit", "main..planted", "--out", out)
+    ok(rc == 1, f"planted branch: exit 1 (got {rc})")
+    doc = load(os.path.join(out, "each-commit.json"))
+    ok(doc["first_bad"] == bad, f"the first bad commit is the planted one ({doc['first_bad']})")
+    ok(f"first bad commit: {bad} uinput: swap retval and effect_id" in stdout, "the summary names it")
+    ok([r["verdict"] for r in doc["commits"]] == ["pass", "fail", "pass"], "the comments pass")
+    row = doc["commits"][1]
+    rep = load(os.path.join(out, os.path.dirname(row["report"]), "report.json"))
+    moved = [f for f in rep["steps"]["compare"]["c-before_c-after"]["findings"]
+             if f["type"] == "struct uinput_ff_erase" and f["severity"] == "fail"]
+    ok(bool(moved) and row["failing_checks"] == ["drift"], "struct uinput_ff_erase fails the drift check")
+    base = os.path.join(out, os.path.dirname(row["report"]), "include")
+    for f in moved:
+        c = f.get("change") or {}
+        if c.get("change") != "member":
+            continue
+        m = c["member"]
+        got = (c["old"]["offset"], c["new"]["offset"])
+        want = (offsetof(os.path.join(base, "before"), "uinput_ff_erase", m),
+                offsetof(os.path.join(base, "after"), "uinput_ff_erase", m))
+        ok(got == want and got[0] != got[1], f"{m}: offsets {got} are gcc's offsetof {want}")
+    ok(sum(1 for f in moved if (f.get("change") or {}).get("change") == "member") == 2,
+       "both swapped members are reported")
+
+    # 3. A dirty working tree against HEAD.
+    git(repo, "checkout", "-q", "main")
+    edit(repo, HEADER, "\t__u32\t\t\trequest_id;\n\t__s32\t\t\tretval;", "\t__u64\t\t\trequest_id;\n\t__s32\t\t\tretval;")
+    out = os.path.join(work, "dirty")
+    rc, stdout, stderr = check("--git", repo, "--out", out)
+    rep = load(os.path.join(out, "report.json")) if rc in (0, 1) else {}
+    g = rep.get("steps", {}).get("trees", {}).get("git") or {}
+    ok(rc == 1 and g.get("before", {}).get("ref") == "HEAD" and g.get("after", {}).get("commit") is None,
+       f"dirty: the working tree against HEAD fails (exit {rc}) {stderr.strip()[-200:]}")
+    # The first request_id/retval pair of uinput.h is struct uinput_ff_upload's.
+    failing = {f["type"] for f in rep.get("steps", {}).get("compare", {}).get("c-before_c-after", {}).get("findings", [])
+               if f["severity"] == "fail"}
+    ok(failing == {"struct uinput_ff_upload", "ioctl UI_BEGIN_FF_UPLOAD", "ioctl UI_END_FF_UPLOAD"},
+       f"the widened member and the ioctl numbers of its struct are the failures ({sorted(failing)})")
+    git(repo, "checkout", "-q", "--", HEADER)
+    edit(repo, HEADER, "#define UINPUT_IOCTL_BASE", "/* work in progress */\n#define UINPUT_IOCTL_BASE")
+    rc, stdout, stderr = check("--git", repo, "--out", out)
+    rep = load(os.path.join(out, "report.json")) if rc in (0, 1) else {}
+    ok(rc == 0 and rep["steps"]["trees"]["git"]["after"]["commit"] is None, f"dirty with a comment: passes ({rc})")
+    u = reuse(rep) if rep else (0, 1, 0, 0)
+    ok(u[0] >= 0.99 * u[1], f"and reuses the per-header results ({u[0]} of {u[1]})")
+    git(repo, "checkout", "-q", "--", HEADER)
+
+    # 4. Cache keys: the same run warm, then with another compiler flag.
+    out = os.path.join(work, "flags")
+    rc, _, _ = check("--git", repo, "--old", "main^", "--new", "main", "--out", out)
+    u = reuse(load(os.path.join(out, "report.json")))
+    ok(rc == 0 and u[0] == u[1] and u[2] == 4 and u[3] == 2, f"warm: everything reused {u}")
+    rc, _, stderr = check("--git", repo, "--old", "main^", "--new", "main", "--out", out,
+                          "--cflags=-DABIDIFF_UAPI_TEST_FLAG=1")
+    rep = load(os.path.join(out, "report.json"))
+    u = reuse(rep)
+    # The before side is compiled whole again; the after side may share its results (nothing they
+    # read changed), which were compiled in this run with the new flag.
+    before = rep["steps"]["headers"]["before"]["reused"]
+    ok(rc == 0 and before["reused"] == 0 and before["results"] > 1800 and u[2] == 0,
+       f"--cflags: no compile result taken from the cache (before {before}, units {u[2]}) {stderr.strip()[-200:]}")
+
+    # 5. Bad input.
+    plain = os.path.join(work, "plain")
+    os.makedirs(plain)
+    for args, reason in (([os.path.join(work, "nope")], "no such directory"),
+                         ([plain], "not a git repository"),
+                         ([repo, "--old", "no-such-ref"], "no-such-ref: no such commit"),
+                         ([repo, "--each-commit", "main"], "give a range")):
+        rc, stdout, stderr = check("--git", *args, "--out", os.path.join(work, "bad"))
+        lines = stderr.strip().splitlines()
+        ok(rc == 2 and len(lines) == 1 and reason in lines[0], f"--git {' '.join(args)}: exit 2, one line ({rc}: {lines})")
+    rc, _, stderr = check("--each-commit", "a..b")
+    ok(rc == 2 and "--each-commit needs --git" in stderr, "--each-commit without --git: exit 2")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

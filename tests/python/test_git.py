@@ -1,0 +1,197 @@
+"""git.py on tiny repositories (no kernel tree): which files a side takes, its key, how it is
+written out, the defaults, and the commit range. The whole mode on a real tree is tests/git-mode.py."""
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from uapi_check import git as ug
+from uapi_check.util import Fatal
+
+NEEDS_GIT = pytest.mark.skipif(shutil.which("git") is None, reason="git is missing")
+
+FILES = {
+    "Makefile": "all:\n",
+    "usr/include/Makefile": "no-header-test += linux/x.h\n",
+    "include/uapi/linux/a.h": "struct a { int x; };\n",
+    "arch/x86/include/uapi/asm/b.h": "struct b { long y; };\n",
+    "arch/x86/Makefile": "# arch\n",
+    "scripts/headers_install.sh": "#!/bin/sh\necho hi\n",
+    "kernel/sched/core.c": "int main;\n",            # not needed
+    "arch/x86/kernel/setup.c": "int setup;\n",        # not needed
+    "include/linux/sched.h": "struct task;\n",        # not needed (not UAPI)
+}
+
+
+def git(repo, *args):
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@invalid",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@invalid")
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True, env=env).stdout.strip()
+
+
+def write(repo, rel, text, mode=None):
+    path = os.path.join(repo, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    if mode:
+        os.chmod(path, mode)
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
+    r = tmp_path / "linux"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    for rel, text in FILES.items():
+        write(r, rel, text, 0o755 if rel.endswith(".sh") else None)
+    git(r, "add", "-A")
+    git(r, "commit", "-q", "-m", "base")
+    write(r, "include/uapi/linux/a.h", "struct a { int x; int y; };\n")
+    git(r, "commit", "-q", "-am", "a: add y")
+    return r
+
+
+def test_needed():
+    yes = ["Makefile", "scripts/Makefile.headersinst", "include/uapi/linux/a.h", "usr/include/Makefile",
+           "arch/arm64/include/uapi/asm/kvm.h", "arch/x86/Makefile", "arch/x86/Makefile_32.cpu",
+           "arch/arm/tools/syscall.tbl", "arch/x86/entry/syscalls/syscall_64.tbl",
+           "arch/s390/kernel/syscalls/syscall.tbl", "arch/riscv/kernel/Makefile.syscalls",
+           "tools/include/tools/le_byteshift.h"]
+    no = ["kernel/sched/core.c", "include/linux/sched.h", "arch/x86/kernel/setup.c", "Makefile.old",
+          "arch/x86/include/asm/io.h", "tools/perf/Makefile", "arch/riscv/kernel/Makefile"]
+    assert [p for p in yes if not ug.needed(p)] == []
+    assert [p for p in no if ug.needed(p)] == []
+
+
+@NEEDS_GIT
+def test_key_ignores_files_headers_install_does_not_read(repo):
+    r = ug.Repo(str(repo))
+    head = r.side("HEAD")
+    assert head.key != r.side("HEAD^").key            # a.h changed
+    write(repo, "kernel/sched/core.c", "int other;\n")
+    git(repo, "commit", "-q", "-am", "sched: unrelated")
+    assert r.side("HEAD").key == head.key
+    assert r.side("HEAD").commit != head.commit
+    assert [e.path for e in r.commit_entries("HEAD")] == sorted(
+        p for p in FILES if ug.needed(p))
+
+
+@NEEDS_GIT
+def test_worktree_key_is_the_commit_key_when_clean(repo):
+    r = ug.Repo(str(repo))
+    assert r.side(None).key == r.side("HEAD").key
+    write(repo, "kernel/sched/core.c", "int dirty_but_not_needed;\n")
+    assert r.side(None).key == r.side("HEAD").key
+    write(repo, "include/uapi/linux/new.h", "struct n { int z; };\n")   # untracked, needed
+    assert r.side(None).key != r.side("HEAD").key
+    os.unlink(os.path.join(repo, "include/uapi/linux/new.h"))
+    os.chmod(os.path.join(repo, "scripts/headers_install.sh"), 0o644)      # a mode is content
+    assert r.side(None).key != r.side("HEAD").key
+
+
+@NEEDS_GIT
+def test_defaults(repo):
+    r = ug.Repo(str(repo))
+    old, new = ug.sides(r, None, None)           # clean: HEAD^ against HEAD
+    assert (old.ref, new.ref) == ("HEAD^", "HEAD")
+    write(repo, "include/uapi/linux/a.h", "struct a { long x; };\n")
+    old, new = ug.sides(r, None, None)           # dirty: HEAD against the working tree
+    assert (old.ref, new.commit) == ("HEAD", None)
+    old, new = ug.sides(r, None, "HEAD")         # --new only: its parent
+    assert (old.commit, new.commit) == (git(repo, "rev-parse", "HEAD^"), git(repo, "rev-parse", "HEAD"))
+    old, new = ug.sides(r, "HEAD^", None)        # --old only: against the working tree
+    assert (old.commit, new.commit) == (git(repo, "rev-parse", "HEAD^"), None)
+
+
+@NEEDS_GIT
+def test_materialize_commit_and_worktree(repo):
+    r = ug.Repo(str(repo))
+    side = r.side("HEAD^")
+    d = r.materialize(side)
+    got = sorted(os.path.relpath(os.path.join(dp, f), d) for dp, _, fs in os.walk(d) for f in fs)
+    assert got == sorted([".complete", ".entries"] + [p for p in FILES if ug.needed(p)])
+    with open(os.path.join(d, "include/uapi/linux/a.h")) as f:
+        assert f.read() == FILES["include/uapi/linux/a.h"]          # HEAD^'s, not the working tree's
+    assert os.access(os.path.join(d, "scripts/headers_install.sh"), os.X_OK)
+    write(repo, "include/uapi/linux/a.h", "struct a { char dirty; };\n")
+    w = r.side(None)
+    wd = r.materialize(w)
+    with open(os.path.join(wd, "include/uapi/linux/a.h")) as f:
+        assert f.read() == "struct a { char dirty; };\n"
+    assert not os.path.exists(os.path.join(wd, "kernel"))
+    assert r.materialize(r.side("HEAD^")) == d                      # once per key
+
+
+@NEEDS_GIT
+def test_materialize_over_a_base_writes_only_what_differs(repo):
+    r = ug.Repo(str(repo))
+    old = r.side("HEAD^")
+    d = r.materialize(old)
+    write(d, "obj-x86/usr/include/linux/a.h", "installed\n")   # what headers_install leaves
+    os.utime(os.path.join(d, "scripts/headers_install.sh"), (1000, 1000))
+    git(repo, "rm", "-q", "arch/x86/Makefile")
+    write(repo, "include/uapi/linux/new.h", "struct n;\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "more")
+    new = r.side("HEAD")
+    nd = r.materialize(new, base=old)
+    fresh = r.materialize(r.side("HEAD"), full=True)                # the same side, written whole
+    assert nd == fresh
+    assert os.path.isfile(os.path.join(d, "arch/x86/Makefile"))     # the base is left alone
+    new2 = ug.Repo(str(repo)).side("HEAD")
+    other = os.path.join(str(repo), "..", "cache2")
+    os.environ["ABIDIFF_UAPI_CACHE"] = other
+    try:
+        nd = r.materialize(new2, base=old)
+    finally:
+        os.environ["ABIDIFF_UAPI_CACHE"] = os.path.dirname(os.path.dirname(d))
+    with open(os.path.join(nd, "include/uapi/linux/a.h")) as f:
+        assert f.read() == "struct a { int x; int y; };\n"
+    assert not os.path.exists(os.path.join(nd, "arch/x86/Makefile"))
+    assert os.path.isfile(os.path.join(nd, "include/uapi/linux/new.h"))
+    # Unchanged files keep the base's times; its build directory comes along.
+    assert os.stat(os.path.join(nd, "scripts/headers_install.sh")).st_mtime == 1000
+    assert os.path.isfile(os.path.join(nd, "obj-x86/usr/include/linux/a.h"))
+    assert os.stat(os.path.join(nd, "include/uapi/linux/a.h")).st_mtime > 1000
+
+
+@NEEDS_GIT
+def test_commit_range(repo):
+    r = ug.Repo(str(repo))
+    write(repo, "include/uapi/linux/a.h", "struct a { int x; int y; int z; };\n")
+    git(repo, "commit", "-q", "-am", "a: add z")
+    commits = r.commits("HEAD~2..HEAD")
+    assert [c for _, c in commits] == [git(repo, "rev-parse", "HEAD~1"), git(repo, "rev-parse", "HEAD")]
+    assert commits[0][0] == git(repo, "rev-parse", "HEAD~2")
+    with pytest.raises(Fatal, match="no commits"):
+        r.commits("HEAD..HEAD")
+    with pytest.raises(Fatal, match="range"):
+        r.commits("HEAD")
+    git(repo, "checkout", "-q", "-b", "side", "HEAD~1")
+    write(repo, "include/uapi/linux/side.h", "struct s;\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "side")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge", "side")
+    with pytest.raises(Fatal, match="merge"):
+        r.commits("HEAD~2..HEAD")
+
+
+@NEEDS_GIT
+def test_errors(tmp_path, repo):
+    with pytest.raises(Fatal, match="no such directory"):
+        ug.Repo(str(tmp_path / "nope"))
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(Fatal, match="not a git repository"):
+        ug.Repo(str(tmp_path / "plain"))
+    with pytest.raises(Fatal, match="no-such-ref: no such commit"):
+        ug.Repo(str(repo)).side("no-such-ref")
+    git(repo, "rm", "-q", "usr/include/Makefile")
+    git(repo, "commit", "-q", "-m", "not a kernel")
+    r = ug.Repo(str(repo))
+    with pytest.raises(Fatal, match="not a kernel tree"):
+        r.materialize(r.side("HEAD"))
