@@ -79,7 +79,8 @@ def parse_args(argv):
     p.add_argument("--full", action="store_true",
                    help="read nothing from the cache: install, compile and compare everything again")
     p.add_argument("--cflags", metavar="FLAGS", default="",
-                   help="extra flags for every compile, C and C++ (part of every cache key)")
+                   help="extra flags for every compile, C and C++ (part of every cache key); "
+                        "write --cflags=-DX, since FLAGS start with a dash")
     p.add_argument("--out", help="output directory (default build/uapi-check/KERNEL, or OLD-vs-NEW)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel jobs (default nproc)")
     p.add_argument("--quiet", action="store_true", help="print only the verdict")
