@@ -16,8 +16,8 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
-from typing import Optional
+from dataclasses import dataclass, field
+from typing import Optional, Tuple
 
 from .config import cache_dir
 from .util import Fatal
@@ -46,12 +46,14 @@ class Entry:
 @dataclass
 class Side:
     """One revision: what the user named, the commit (None: the working tree), the key of its
-    needed files, and where they are written out."""
+    needed files, and where they are written out. entries are the files the key was made from,
+    so that writing them out lists (and, for the working tree, hashes) nothing again."""
     ref: str
     commit: Optional[str]
     key: str
     tree: str = ""
     subject: str = ""
+    entries: Tuple[Entry, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def label(self):
@@ -142,9 +144,11 @@ class Repo:
     def side(self, ref):
         """The Side for a ref, or for the working tree (ref None)."""
         if ref is None:
-            return Side(WORKTREE, None, _key(self.worktree_entries()))
+            entries = tuple(self.worktree_entries())
+            return Side(WORKTREE, None, _key(entries), entries=entries)
         commit = self.commit(ref)
-        return Side(ref, commit, _key(self.commit_entries(commit)), subject=self.subject(commit))
+        entries = tuple(self.commit_entries(commit))
+        return Side(ref, commit, _key(entries), subject=self.subject(commit), entries=entries)
 
     def materialize(self, side, progress=None, full=False, base=None):
         """Write a side's needed files out (once per key, unless full), and return the directory.
@@ -159,7 +163,7 @@ class Repo:
             return dest
         os.makedirs(root, exist_ok=True)
         tmp = tempfile.mkdtemp(prefix=side.key + ".tmp.", dir=root)
-        entries = self.worktree_entries() if side.commit is None else self.commit_entries(side.commit)
+        entries = side.entries
         old = None if full or base is None or not base.tree else read_entries(base.tree)
         try:
             if old is not None:
