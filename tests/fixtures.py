@@ -16,6 +16,7 @@ offsetof, in the language of each side, so the compiler itself confirms them.
 
 Usage: fixtures.py [--update] [--only CASE] ABIDIFF_UAPI_BINARY
 """
+import concurrent.futures
 import json
 import os
 import shutil
@@ -208,18 +209,22 @@ def main():
     tool = os.path.abspath(args[0])
     names = sorted(os.listdir(CASES)) if not only else [only]
     passed = failed = checks = 0
-    for i, name in enumerate(names, 1):
-        failures, n = run_case(tool, name, update)
-        checks += n
-        if failures:
-            failed += 1
-            print("[%d/%d] FAIL %s" % (i, len(names), name))
-            for f in failures:
-                print("    " + f.replace("\n", "\n    "))
-        else:
-            passed += 1
-            print("[%d/%d] ok   %s (%d sizeof/offsetof checks)" % (i, len(names), name, n))
-        sys.stdout.flush()
+    # Cases are independent (each variant has its own scratch directory): run them on every core, and
+    # print their results in order. --update writes expected files, so it runs one case at a time.
+    jobs = 1 if update else int(os.environ.get("FIXTURES_JOBS") or os.cpu_count() or 1)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = pool.map(lambda name: run_case(tool, name, update), names)
+        for i, (name, (failures, n)) in enumerate(zip(names, results), 1):
+            checks += n
+            if failures:
+                failed += 1
+                print("[%d/%d] FAIL %s" % (i, len(names), name))
+                for f in failures:
+                    print("    " + f.replace("\n", "\n    "))
+            else:
+                passed += 1
+                print("[%d/%d] ok   %s (%d sizeof/offsetof checks)" % (i, len(names), name, n))
+            sys.stdout.flush()
     print("fixtures: %d cases, %d compiler-confirmed sizes and offsets" % (len(names), checks))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
