@@ -250,7 +250,8 @@ def run_check(opts, progress):
     try:
         return guarded(opts, produce)
     finally:
-        shutil.rmtree(os.path.join(opts.work, "tree-after"), ignore_errors=True)
+        for t in ("tree-after", "tree-before"):
+            shutil.rmtree(os.path.join(opts.work, t), ignore_errors=True)
 
 
 def reuse_line(report):

@@ -71,6 +71,7 @@ class Revision:
     dirs: List[str]
     include: str = ""
     build_in_tree: bool = False     # headers_install keeps its build directory in the tree (git.py)
+    base: Optional[str] = None      # a tree whose build directory this one starts from (trees.py)
 
     def file(self, rel):
         """A file of the revision: the patched copy when the series made or kept it there, else

@@ -91,6 +91,11 @@ def patched_tree(pristine, series_dir, names, work, sparse):
     return tree
 
 
+def installed(key, arch):
+    """Whether a tree's headers for an architecture are in the cache."""
+    return os.path.isfile(os.path.join(headers_cache(key, arch), ".complete"))
+
+
 def headers_cache(key, arch):
     """The cache directory of a tree's installed headers for an architecture (ARCH= of make)."""
     return os.path.join(cache_dir(), "headers", f"{key}@{arch.kernel}")
@@ -124,7 +129,9 @@ def headers_install(tree, key, jobs, work, arch=None, build_in_tree=False):
         raise
     shutil.rmtree(os.path.join(tmp, "obj"), ignore_errors=True)
     open(os.path.join(tmp, ".complete"), "w").close()
-    if os.path.isfile(os.path.join(dest, ".complete")):
+    # Keyed, an install another run completed first has the same content. Not keyed (a directory
+    # given by path, --full), one left by an earlier run may be of other files: replace it.
+    if key and os.path.isfile(os.path.join(dest, ".complete")):
         shutil.rmtree(tmp, ignore_errors=True)
     else:
         shutil.rmtree(dest, ignore_errors=True)   # a half-written one, from a killed run
@@ -198,10 +205,23 @@ def revisions(opts, progress):
     if names:
         digest = series_digest(opts.patches, names)
         after_key = f"{key}+{digest}" if key else None
-        cached = bool(after_key) and os.path.isfile(os.path.join(headers_cache(after_key, opts.arch), ".complete"))
+        full = getattr(opts, "full", False)
+        cached = not full and bool(after_key) and installed(after_key, opts.arch)
         # A patch that no longer applies is an error even when the headers are cached.
         tree = patched_tree(pristine, opts.patches, names, opts.work, sparse=cached)
         revs["after"] = Revision("after", tree, after_key, [tree, pristine])
+        if not cached and (full or not key or not installed(key, opts.arch)):
+            # Both sides to install: the before side installs in a hard-linked copy of the
+            # pristine tree, with its build directory inside it (make's paths are then relative),
+            # and the after side starts from a copy of that build directory: make installs again
+            # only the headers whose files the series changed (their times are newer). The
+            # installs take turns instead of running side by side, and cost about half.
+            before = os.path.join(opts.work, "tree-before")
+            shutil.rmtree(before, ignore_errors=True)
+            run_or_die(["cp", "-al", pristine, before], "copying the pristine tree")
+            revs["before"] = Revision("before", before, key, [pristine], build_in_tree=True)
+            revs["after"].build_in_tree = True
+            revs["after"].base = before
     else:
         revs["after"] = Revision("after", pristine, key, [pristine])
     series = Series(os.path.relpath(os.path.abspath(opts.patches), ROOT), names)
@@ -220,8 +240,28 @@ def step_trees(opts, progress):
         return headers_install(revs[rev].tree, None if opts.full else revs[rev].key,
                                max(1, opts.jobs // 2), opts.work, opts.arch, revs[rev].build_in_tree)
 
+    def install_over(rev, base):
+        """The after side's install, from a copy of the before side's build directory."""
+        obj = f"obj-{opts.arch.kernel}"
+        dest = os.path.join(revs[rev].tree, obj)
+        shutil.rmtree(dest, ignore_errors=True)
+        if os.path.isdir(os.path.join(base, obj)):  # none when the before side came from the cache
+            run_or_die(["cp", "-a", os.path.join(base, obj), dest], "copying the before side's build directory")
+            # The series was applied before that build: its files must be newer than what make
+            # made from their pristine versions, or make would keep those.
+            for rel in touched_files(opts.patches, series_patches(opts.patches)):
+                path = os.path.join(revs[rev].tree, rel)
+                if os.path.isfile(path):
+                    os.utime(path)
+        return headers_install(revs[rev].tree, None if opts.full else revs[rev].key, opts.jobs, opts.work,
+                               opts.arch, True)
+
     if (revs["after"].tree, revs["after"].key) == (revs["before"].tree, revs["before"].key):
         results = [install("before")] * 2  # an empty series: one install serves both
+    elif revs["after"].base:
+        results = [headers_install(revs["before"].tree, None if opts.full else revs["before"].key, opts.jobs,
+                                   opts.work, opts.arch, True)]
+        results.append(install_over("after", revs["after"].base))
     else:
         results = parallel(2, install, list(REVS))
     for rev, (inc, cached) in zip(REVS, results):
