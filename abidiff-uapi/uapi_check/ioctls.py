@@ -381,6 +381,38 @@ def check_ioctls(cc: str, include_dir: str, headers: list[str], flags: list[str]
     raise IoctlError(f"the ioctl numbers still fail after {max_rounds} rounds")
 
 
+def number_ioctls(cc: str, include_dir: str, headers: list[str], flags: list[str], ioctls: list[Ioctl],
+                  obj: str, known_bad=frozenset()) -> tuple[list[Ioctl], dict[str, str]]:
+    """check_ioctls then compile_ioctl_unit, starting from known_bad: the names that did not
+    compile on another side (the parent commit, the before revision). Those still in ioctls are
+    checked in a unit of their own; each that fails there is skipped with that reason, as
+    check_ioctls does, and the unit of the rest is compiled with DWARF at once. Only when that
+    fails (the series broke another number) do the rounds of check_ioctls run. Without known_bad
+    this is check_ioctls and compile_ioctl_unit. Returns (kept, {name: reason} skipped)."""
+    kept, skipped = list(ioctls), {}
+    suspects = [x for x in ioctls if x.name in known_bad]
+    if suspects:
+        lang = _language(cc, flags)
+        with tempfile.TemporaryDirectory(prefix="au-ioctls-") as work:
+            path = os.path.join(work, "check.cc" if lang == "c++" else "check.c")
+            # Rounds among the suspects: gcc reports an undeclared name (`bool` in C) once per
+            # unit, so a second number that fails for the same reason shows in the next round.
+            while suspects:
+                confirmed = _failing_lines(cc, include_dir, headers, flags, suspects, path)
+                skipped.update({suspects[i].name: r for i, r in confirmed.items()})
+                suspects = [x for i, x in enumerate(suspects) if i not in confirmed] if confirmed else []
+        kept = [x for x in ioctls if x.name not in skipped]
+        try:
+            compile_ioctl_unit(cc, include_dir, headers, flags, kept, obj)
+            return kept, skipped
+        except IoctlError:
+            pass
+    kept, more = check_ioctls(cc, include_dir, headers, flags, kept)
+    skipped.update(more)
+    compile_ioctl_unit(cc, include_dir, headers, flags, kept, obj)
+    return kept, skipped
+
+
 DEBUG_FLAGS = ["-g", "-fno-eliminate-unused-debug-types"]
 
 

@@ -41,31 +41,31 @@ _LOCKS = {}
 _LOCKS_LOCK = threading.Lock()
 
 
-def build_ioctl_unit(compiler, unit, include, out, full=False):
+def build_ioctl_unit(compiler, unit, include, out, full=False, known_bad=frozenset()):
     """obj/ioctls-KEY.o for one unit, and {name: Ioctl} of its numbered requests, {name: reason}
     of those whose number does not compile there. Cached by the unit's own object. Two units with
     the same object (revisions that differ only in what this architecture does not install)
-    share the key: the second waits for the first and copies its result."""
+    share the key: the second waits for the first and copies its result. known_bad: the names
+    whose number did not compile on the other side (ioctls.number_ioctls starts from them)."""
     flags = UNIT_FLAGS[unit.lang]
     key = cache_key(os.path.join(out, unit.object), compiler.version, flags)
     with _LOCKS_LOCK:
         lock = _LOCKS.setdefault(key, threading.Lock())
     with lock:
-        return _build_ioctl_unit(compiler, unit, include, out, full, flags, key)
+        return _build_ioctl_unit(compiler, unit, include, out, full, flags, key, known_bad)
 
 
-def _build_ioctl_unit(compiler, unit, include, out, full, flags, key):
+def _build_ioctl_unit(compiler, unit, include, out, full, flags, key, known_bad):
     cache = os.path.join(cache_dir(), "ioctls", key)
     obj = os.path.join(out, "obj", f"ioctls-{unit.key}.o")
     if full or not all(os.path.isfile(os.path.join(cache, f)) for f in ("ioctls.json", "ioctls.o")):
         try:
             found = ioctls.find_ioctls(compiler.path, include, unit.included, flags)
-            kept, skipped = ioctls.check_ioctls(compiler.path, include, unit.included, flags, found)
             # A directory of its own: another run may be writing the same key.
             os.makedirs(os.path.dirname(cache), exist_ok=True)
             tmp = tempfile.mkdtemp(prefix=os.path.basename(cache) + ".tmp.", dir=os.path.dirname(cache))
-            ioctls.compile_ioctl_unit(compiler.path, include, unit.included, flags, kept,
-                                      os.path.join(tmp, "ioctls.o"))
+            kept, skipped = ioctls.number_ioctls(compiler.path, include, unit.included, flags, found,
+                                                 os.path.join(tmp, "ioctls.o"), known_bad)
         except ioctls.IoctlError as e:
             raise Fatal(f"ioctl numbers of {unit.key}: {e}")
         write_atomic(os.path.join(tmp, "ioctls.json"), json.dumps(
@@ -123,13 +123,17 @@ def step_requests(opts, compilers, trees, units, comparisons, tool, progress):
 
     def one(key):
         u = units[key]
-        return build_ioctl_unit(compilers[u.lang], u, trees.revisions[u.rev].include, opts.out, opts.full)
+        other = built.get(key.replace("-after", "-before")) if u.rev == "after" else None
+        return build_ioctl_unit(compilers[u.lang], u, trees.revisions[u.rev].include, opts.out, opts.full,
+                                frozenset(other[2]) if other else frozenset())
 
-    keys = sorted(units)
-    for key, result in zip(keys, parallel(opts.jobs, one, keys)):
-        built[key] = result
-        progress.step(f"  {key}: {len(result[1])} ioctl numbers"
-                      + (f", {len(result[2])} that do not compile in the unit" if result[2] else ""))
+    # The before units first: each after unit starts from what did not compile before.
+    for after in (False, True):
+        keys = sorted(k for k in units if (units[k].rev == "after") == after)
+        for key, result in zip(keys, parallel(opts.jobs, one, keys)):
+            built[key] = result
+            progress.step(f"  {key}: {len(result[1])} ioctl numbers"
+                          + (f", {len(result[2])} that do not compile in the unit" if result[2] else ""))
     skipped = {k: v[2] for k, v in built.items() if v[2]}
     for comp in comparisons.values():
         if comp.base:

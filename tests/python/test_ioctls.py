@@ -224,3 +224,19 @@ def test_only_the_include_dirs_macros():
     /usr/include is the include dir, so only the directory filter keeps it out above."""
     found = {x.name: x for x in ioctls.find_ioctls("gcc", "/usr/include", ["linux/random.h"], ["-std=gnu11"])}
     assert found["RNDGETENTCNT"].header == "linux/random.h" and found["RNDGETENTCNT"].arg_type == "int"
+
+
+@pytest.mark.parametrize("lang", ["c", "cxx"])
+def test_number_ioctls_from_known_bad_equals_the_rounds(units, tmp_path, lang):
+    """Starting from the other side's failures gives the same kept, skipped (with the same
+    reasons) and numbers as the rounds: the old side's failures seed the new side. A name in
+    known_bad that now compiles is kept; a failure that known_bad misses is still found."""
+    cc, flags = COMPILERS[lang]
+    u = units[("new", lang)]
+    seed = set(units[("old", lang)]["skipped"])
+    for known_bad in (seed, seed - {"MYDRV_READ_PAGE"}, seed | {"MYDRV_RESET", "NO_SUCH"}):
+        obj = str(tmp_path / f"seeded-{lang}.o")
+        kept, skipped = ioctls.number_ioctls(cc, inc("new"), HEADERS, flags, u["found"], obj, frozenset(known_bad))
+        assert skipped == u["skipped"] == SKIPPED[lang]
+        assert kept == u["kept"]
+        assert ioctls.read_ioctl_numbers(TOOL, obj) == u["dwarf"]
