@@ -1,13 +1,14 @@
 """Step 0: what a run needs. It installs nothing: a missing package is named, with the command
 that installs it (scripts/install-deps), and the run stops with exit 2."""
+import json
 import os
 import re
 import shutil
 
 from .arch import ARCHES, DEFAULT as DEFAULT_ARCH, compiler_commands, compiler_variable
-from .config import INSTALLED, LANG_NAME, ROOT, TOOL
+from .config import INSTALLED, LANG_NAME, ROOT, TOOL, cache_dir
 from .model import Compiler
-from .util import Fatal, run, run_or_die
+from .util import Fatal, read_text, run, run_or_die, write_atomic
 
 INSTALL_DEPS = os.path.join(ROOT, "scripts", "install-deps")
 
@@ -31,12 +32,39 @@ def install_groups(opts):
     return ["tool", "kernel"] + [f"src-{v}" for v in sorted(set(versions))] + cross
 
 
+DPKG_STATUS = "/var/lib/dpkg/status"
+
+
+def _packages_stamp(groups):
+    """What a passed install-deps --check depends on: the groups, the script, and dpkg's status
+    file (every install and removal rewrites it). None when either file cannot be read."""
+    try:
+        parts = [groups]
+        for path in (DPKG_STATUS, INSTALL_DEPS):
+            st = os.stat(path)
+            parts.append([path, st.st_ino, st.st_size, st.st_mtime_ns])
+    except OSError:
+        return None
+    return json.dumps(parts)
+
+
 def missing_packages(groups, tarballs=None):
     """Debian packages of the groups that are not installed (install-deps --check), plus the
-    linux-source packages whose tarball is absent from /usr/src."""
-    rc, out, err = run([INSTALL_DEPS, "--check", *[g for g in groups if not g.startswith("src-")]])
-    if rc not in (0, 1):
-        raise Fatal("scripts/install-deps --check: " + (err.strip().splitlines() or [f"exit {rc}"])[-1])
+    linux-source packages whose tarball is absent from /usr/src. A check that found nothing
+    missing is remembered until dpkg's status changes (it costs dpkg-query, about 0.6 s)."""
+    checked = [g for g in groups if not g.startswith("src-")]
+    stamp, stamp_file = _packages_stamp(checked), os.path.join(cache_dir(), "packages-checked")
+    if stamp is not None and read_text(stamp_file) == stamp:
+        rc, out = 0, ""
+    else:
+        rc, out, err = run([INSTALL_DEPS, "--check", *checked])
+        if rc not in (0, 1):
+            raise Fatal("scripts/install-deps --check: " + (err.strip().splitlines() or [f"exit {rc}"])[-1])
+        if rc == 0 and stamp is not None:
+            try:
+                write_atomic(stamp_file, stamp)
+            except OSError:
+                pass    # a cache that cannot be written only costs the check next time
     missing = out.split() if rc == 1 else []
     for v in tarballs if tarballs is not None else [g[4:] for g in groups if g.startswith("src-")]:
         if not os.path.isfile(f"/usr/src/linux-source-{v}.tar.xz"):
@@ -95,7 +123,12 @@ def ensure_tool(progress):
         progress.step("configuring the abidiff-uapi build (meson setup build)")
         run_or_die(["meson", "setup", build], "meson setup", cwd=ROOT)
     progress.step("building abidiff-uapi (meson compile -C build)")
-    run_or_die(["meson", "compile", "-C", build, "abidiff-uapi/abidiff-uapi"], "meson compile", cwd=ROOT)
+    # ninja itself when it is there (meson's own backend): the same build, without meson's
+    # start-up (0.35 s of a warm one-commit check that has nothing to build).
+    if shutil.which("ninja"):
+        run_or_die(["ninja", "-C", build, "abidiff-uapi/abidiff-uapi"], "ninja", cwd=ROOT)
+    else:
+        run_or_die(["meson", "compile", "-C", build, "abidiff-uapi/abidiff-uapi"], "meson compile", cwd=ROOT)
     if not os.access(TOOL, os.X_OK):
         raise Fatal(f"{TOOL}: not built")
     return TOOL

@@ -55,3 +55,10 @@ def tool():
     path = os.environ.get("ABIDIFF_UAPI_TOOL") or os.path.join(ROOT, "build", "abidiff-uapi", "abidiff-uapi")
     assert os.access(path, os.X_OK), f"{path}: not built (meson compile -C build)"
     return path
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    """Every test gets an empty cache of its own: nothing a test stores (a faked package check,
+    a unit built from a fixture) reaches a real run's cache or another test."""
+    monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))

@@ -52,3 +52,24 @@ def test_missing_compiler():
         env.find_compilers({"CXX": "/nonexistent/g++"})
     with pytest.raises(Fatal, match=r"^C compiler 'no-such-cc' not found \(install it, or name another with CC=...\)$"):
         env.find_compilers({"CC": "no-such-cc"})
+
+
+def test_passed_package_check_is_remembered_until_dpkg_changes(monkeypatch, tmp_path):
+    status = tmp_path / "status"
+    status.write_text("Package: a\n")
+    monkeypatch.setattr(env, "DPKG_STATUS", str(status))
+    calls = []
+
+    def fake_run(cmd, **kw):
+        calls.append(cmd)
+        return (0, "", "") if len(calls) < 3 else (1, "make\n", "")
+    monkeypatch.setattr(env, "run", fake_run)
+    assert env.missing_packages(["tool"], []) == []
+    assert env.missing_packages(["tool"], []) == []
+    assert len(calls) == 1                      # the second check read the stamp
+    assert env.missing_packages(["tool", "kernel"], []) == []
+    assert len(calls) == 2                      # other groups: checked again
+    status.write_text("Package: a\nPackage: b\n")   # an install or removal rewrites the file
+    assert env.missing_packages(["tool"], []) == ["make"]
+    assert env.missing_packages(["tool"], []) == ["make"]
+    assert len(calls) == 4                      # a failed check is never remembered
