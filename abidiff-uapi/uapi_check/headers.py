@@ -20,6 +20,16 @@ def no_header_test(makefile, srcarch=None):
     architecture (its rules differ by SRCARCH)."""
     srcarch = srcarch or ARCHES[DEFAULT_ARCH].srcarch
     tree = os.path.dirname(os.path.dirname(os.path.dirname(makefile)))
+    # The list is a function of the Makefile's text and SRCARCH alone (obj is a directory that
+    # does not exist, so its find and wildcards see nothing): cached by both.
+    with open(makefile, "rb") as f:
+        key = hashlib.sha256(f.read() + b"\0" + srcarch.encode() + b"\0no-header-test-1").hexdigest()[:24]
+    cached = os.path.join(cache_dir(), "no-header-test", key + ".json")
+    try:
+        with open(cached) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        pass
     with tempfile.NamedTemporaryFile("w", suffix=".mk", delete=False) as f:
         f.write("include $(UAPI_MAKEFILE)\nprint-no-header-test:\n\t@echo $(no-header-test)\n")
         wrapper = f.name
@@ -29,6 +39,7 @@ def no_header_test(makefile, srcarch=None):
                           "print-no-header-test"], "reading no-header-test")
     finally:
         os.unlink(wrapper)
+    write_atomic(cached, json.dumps(out.split()))
     return out.split()
 
 
@@ -198,14 +209,21 @@ class Task:
     extra: bool     # a no-header-test header, compiled only for the layout comparison
 
 
-def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH, full=False):
+def rev_changes(revs):
+    """changed_files between the two revisions' include dirs and dummy include dirs."""
+    return changed_files(*[(revs[rev].include, revs[rev].file("usr/dummy-include")) for rev in REVS])
+
+
+def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH, full=False, changes=None):
     """Compile every header alone in both languages, reusing cached sweeps (not with full).
     Returns (same, [(Task, first error or None)] for every revision that needs its own sweep,
-    {revision: (results reused, results)}, the number of after results reused from before).
+    {revision: (results reused, results)}, the number of after results reused from before,
+    {Task: the files it read (relative_deps) or None}).
 
     The after sweep compiles again only what the series can have changed: a header whose own
     file and every file it read (the compiler's -MD list) are byte-identical in before and after
-    keeps its before result, since the compiler and flags are the same."""
+    keeps its before result, since the compiler and flags are the same. changes: rev_changes(revs)
+    when the caller has it."""
     digests = {rev: dir_digest(revs[rev].include) for rev in REVS}
     same = digests["after"] == digests["before"]
     dummy = {rev: revs[rev].file("usr/dummy-include") for rev in REVS}
@@ -238,8 +256,7 @@ def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH, full=Fa
         tasks = todo(rev)
         reuse[rev] = (0, len(tasks))
         if rev == "after" and not full:
-            changed, added = changed_files((revs["before"].include, dummy["before"]),
-                                           (revs["after"].include, dummy["after"]))
+            changed, added = changes or rev_changes(revs)
             prior = {(t.lang, t.header, t.extra): t for t in deps if t.rev == "before"}
             by_task = {t: r for t, r in results if t.rev == "before"}
             again = []
@@ -266,7 +283,7 @@ def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH, full=Fa
                                    for t, r in results if t.rev == rev])
     if same:
         reuse["after"] = (reuse["before"][1], reuse["before"][1])   # the before results serve both
-    return same, results, reuse, reused
+    return same, results, reuse, reused, deps
 
 
 def step_headers(opts, compilers, trees, progress):
@@ -280,17 +297,22 @@ def step_headers(opts, compilers, trees, progress):
         excluded[rev] = no_header_test(revs[rev].file("usr/include/Makefile"), opts.arch.srcarch)
         tested, skipped[rev] = select_headers(revs[rev].include, excluded[rev])
         selection[rev] = (tested, [h for h, why in skipped[rev].items() if why == "no-header-test"])
-    same, results, reuse, reused = sweep(opts.jobs, compilers, revs, selection, progress, opts.arch.debian,
-                                         opts.full)
+    # Step 3 seeds the after units from the same changes (not with --full, which reuses nothing).
+    changes = None if opts.full else rev_changes(revs)
+    same, results, reuse, reused, deps = sweep(opts.jobs, compilers, revs, selection, progress, opts.arch.debian,
+                                               opts.full, changes)
     out = {}
     for rev in REVS:
         src = "before" if same else rev
         failed = {lang: {} for lang in LANGS}
         compiles = {lang: [] for lang in LANGS}
         extra_ok = {lang: [] for lang in LANGS}
+        read = {lang: {} for lang in LANGS}
         for t, err in results:
             if t.rev != src:
                 continue
+            if deps.get(t):
+                read[t.lang][t.header] = deps[t]
             if err and not t.extra:
                 failed[t.lang][t.header] = err
             if not err:
@@ -299,11 +321,11 @@ def step_headers(opts, compilers, trees, progress):
                     extra_ok[t.lang].append(t.header)
         out[rev] = RevHeaders(selection[rev][0], skipped[rev], excluded[rev], failed,
                               {lang: sorted(v) for lang, v in compiles.items()}, extra_ok,
-                              reused if rev == "after" and not same else 0, reuse[rev])
+                              reused if rev == "after" and not same else 0, reuse[rev], read)
         tested = out[rev].tested
         for lang in LANGS:
             n = len(failed[lang])
             progress.step(f"  {rev} {LANG_NAME[lang]}: {len(tested) - n}/{len(tested)} compile alone"
                           + (f", {n} fail" if n else "")
                           + f" (+{len(extra_ok[lang])} no-header-test headers for layouts)")
-    return Headers(out, same)
+    return Headers(out, same, changes)

@@ -111,6 +111,9 @@ class RevHeaders:
     extra_ok: Dict[str, List[str]]          # lang -> no-header-test headers that compile alone
     reused: int = 0                         # after: results kept from before (nothing they read changed)
     reuse: tuple = (0, 0)                   # (results not compiled in this run, results)
+    deps: Dict[str, Dict[str, list]] = field(default_factory=dict, compare=False)
+    #                                         lang -> header -> the files it read alone (-MD), as
+    #                                         [root (0 include dir, 1 dummy dir, -1 none), path]
 
     def to_json(self):
         return {
@@ -131,6 +134,8 @@ class RevHeaders:
 class Headers:
     revs: Dict[str, RevHeaders]
     same: bool        # before and after installed the same headers
+    changes: Optional[tuple] = field(default=None, compare=False)
+    #                 headers.rev_changes: (changed, added) paths per root; None with --full
 
     def compiles(self, key):
         """Headers that compile alone for a unit key (c-before...)."""

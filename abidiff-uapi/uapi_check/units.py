@@ -9,10 +9,10 @@ import shutil
 
 from .collisions import blame, parse_first_collision, relpath_in
 from .config import DEBUG_FLAGS, LANG_NAME, LANGS, REVS, UNIT_FLAGS, cache_dir, unit_key
-from .headers import dir_digest, first_error
+from .headers import dir_digest, first_error, parse_deps, relative_deps, reusable
 from .matrix import base_matrix
 from .model import AlonePair, AloneUnit, Collision, ExtraUnits, Unit, UnitCoverage, all_unit_keys
-from .util import Fatal, parallel, run, write_atomic
+from .util import Fatal, copy_atomic, parallel, run, write_atomic
 
 
 def unit_command(compiler, lang, unit, obj, rel_inc, out):
@@ -40,9 +40,7 @@ def load_unit(key, lang, rev, out, obj):
     try:
         with open(os.path.join(d, "unit.json")) as f:
             meta = json.load(f)
-        tmp = obj + ".tmp"
-        shutil.copyfile(os.path.join(d, "unit.o"), tmp)
-        os.rename(tmp, obj)
+        copy_atomic(os.path.join(d, "unit.o"), obj)
     except (OSError, ValueError):
         return None
     return Unit(lang, rev, os.path.relpath(obj, out), meta["included"],
@@ -51,18 +49,17 @@ def load_unit(key, lang, rev, out, obj):
 
 def save_unit(key, unit, obj):
     d = os.path.join(cache_dir(), "units", key)
-    os.makedirs(d, exist_ok=True)
-    tmp = os.path.join(d, "unit.o.tmp")
-    shutil.copyfile(obj, tmp)
-    os.rename(tmp, os.path.join(d, "unit.o"))
+    copy_atomic(obj, os.path.join(d, "unit.o"))
     write_atomic(os.path.join(d, "unit.json"), json.dumps(
         {"included": unit.included, "collisions": [c.to_json() for c in unit.collisions]}))
 
 
-def build_unit(compiler, lang, rev, headers, inc, out, max_rounds=80, ident=None, full=False):
+def build_unit(compiler, lang, rev, headers, inc, out, max_rounds=80, ident=None, full=False, seed=()):
     """Compile one unit with every header; leave out colliding headers one at a time until it
     compiles. With ident (the compiler's identity), reuse a cached object of the same inputs
-    (unless full), and store the result."""
+    (unless full), and store the result. seed: collisions known to hold here (see
+    seed_collisions); their headers are left out from the first compile on, which saves one
+    failing compile each, and the rounds go on from there for any collision the seed missed."""
     ext = "c" if lang == "c" else "cc"
     work = os.path.join(out, "work")
     unit = os.path.join(work, f"{lang}-{rev}.{ext}")
@@ -75,8 +72,9 @@ def build_unit(compiler, lang, rev, headers, inc, out, max_rounds=80, ident=None
         if cached:
             write_atomic(unit, "".join(f"#include <{h}>\n" for h in cached.included))
             return cached
-    included = list(headers)
-    collisions = []
+    seeded = {c.header for c in seed}
+    included = [h for h in headers if h not in seeded]
+    collisions = [c for c in seed if c.header in headers]
     for _ in range(max_rounds):
         write_atomic(unit, "".join(f"#include <{h}>\n" for h in included))
         rc, _, err = run(unit_command(compiler, lang, unit, tmp_obj, rel_inc, out), cwd=out)
@@ -97,24 +95,55 @@ def build_unit(compiler, lang, rev, headers, inc, out, max_rounds=80, ident=None
     raise Fatal(f"{LANG_NAME[lang]} unit ({rev}): more than {max_rounds} collisions")
 
 
+def _file(path):
+    """The file of a diagnostic's place (path:line), None for none."""
+    return re.sub(r":\d+$", "", path) if path else None
+
+
+def seed_collisions(before, after_headers, before_deps, changed, added):
+    """The collisions of the before unit that hold in the after unit without a compile each:
+    the left-out header is offered after too, the files it reads alone (-MD, from step 2) are
+    unchanged and no added file could shadow one of them, and neither definition's file changed.
+    A header whose collision the series may have touched is not seeded: the rounds decide."""
+    seed = []
+    offered = set(after_headers)
+    for c in before.collisions:
+        files = {_file(c.at), _file(c.other)} - {None}
+        if (c.header in offered and reusable(before_deps.get(c.header), changed, added)
+                and not files & changed[0]):
+            seed.append(c)
+    return seed
+
+
 def step_units(opts, compilers, trees, headers, progress):
     """Step 3: one object per language and revision, with every header that compiles there.
-    Returns {unit key: Unit}."""
+    Returns {unit key: Unit}. The before units come first; each after unit starts from the
+    collisions of its language's before unit that the series cannot have changed (not with
+    --full), so a commit that touches one header costs one compile per language, not one per
+    collision."""
     progress.step("step 3: one unit per language and revision (-g -fno-eliminate-unused-debug-types)")
     os.makedirs(os.path.join(opts.out, "obj"), exist_ok=True)
     os.makedirs(opts.work, exist_ok=True)
-    combos = [(lang, rev) for lang in LANGS for rev in REVS if not (headers.same and rev == "after")]
+    revs = [rev for rev in REVS if not (headers.same and rev == "after")]
+    seeds = {}
 
     def one(combo):
         lang, rev = combo
         return build_unit(compilers[lang].path, lang, rev, headers.revs[rev].compiles[lang],
                           trees.revisions[rev].include, opts.out, ident=compilers[lang].to_json(),
-                          full=opts.full)
+                          full=opts.full, seed=seeds.get(lang, ()))
 
-    built = parallel(opts.jobs, one, combos)
+    built = []
+    for rev in revs:  # before, then after (seeded from before)
+        combos = [(lang, rev) for lang in LANGS]
+        built += parallel(opts.jobs, one, combos)
+        if rev == "before" and "after" in revs and headers.changes is not None:
+            for u in built:
+                seeds[u.lang] = seed_collisions(u, headers.revs["after"].compiles[u.lang],
+                                                headers.revs["before"].deps.get(u.lang, {}), *headers.changes)
     if headers.same:  # identical headers (an empty series): the after objects are copies
         for lang in LANGS:
-            u = built[combos.index((lang, "before"))]
+            u = next(x for x in built if x.lang == lang and x.rev == "before")
             after = os.path.join("obj", f"{lang}-after.o")
             shutil.copyfile(os.path.join(opts.out, u.object), os.path.join(opts.out, after))
             built.append(Unit(lang, "after", after, u.included, u.collisions, u.size, cached=True))
@@ -137,18 +166,81 @@ def header_slug(header, taken):
     return slug
 
 
-def build_alone_unit(compiler, lang, key, header, inc, out):
+def _alone_cache(ident, lang, header):
+    h = hashlib.sha256(json.dumps(["alone-2", ident, lang, header, UNIT_FLAGS[lang], DEBUG_FLAGS],
+                                  sort_keys=True).encode())
+    return os.path.join(cache_dir(), "alone", h.hexdigest()[:24])
+
+
+def _content_key(files, inc):
+    """A digest of the bytes of files (relative_deps over (inc,)), None if one is gone."""
+    h = hashlib.sha256()
+    for root, path in files:
+        try:
+            with open(os.path.join(inc, path) if root == 0 else path, "rb") as fh:
+                h.update(f"{root}:{path}".encode() + b"\0" + hashlib.sha256(fh.read()).digest())
+        except OSError:
+            return None
+    return h.hexdigest()[:24]
+
+
+def _load_alone(cache, inc, obj):
+    """A cached object of the same header whose every file read (-MD) has the same bytes now."""
+    try:
+        with open(os.path.join(cache, "deps.json")) as f:
+            lists = json.load(f)
+        for files in lists:
+            key = _content_key(files, inc)
+            if key and os.path.isfile(os.path.join(cache, key + ".o")):
+                copy_atomic(os.path.join(cache, key + ".o"), obj)
+                return True
+    except (OSError, ValueError):
+        pass
+    return False
+
+
+def _save_alone(cache, inc, obj, files):
+    key = _content_key(files, inc)
+    if not key:
+        return
+    copy_atomic(obj, os.path.join(cache, key + ".o"))
+    try:
+        with open(os.path.join(cache, "deps.json")) as f:
+            lists = json.load(f)
+    except (OSError, ValueError):
+        lists = []
+    lists = [files] + [x for x in lists if x != files][:7]   # the newest dependency lists
+    write_atomic(os.path.join(cache, "deps.json"), json.dumps(lists))
+
+
+def build_alone_unit(compiler, lang, key, header, inc, out, ident=None, full=False):
     """One left-out header in a unit of its own, compiled as the main units are. Returns
-    (object path, None) or (None, the first error)."""
+    (object path, None) or (None, the first error). With ident (the compiler's identity), an
+    object is cached with the list of files its compile read (-MD), and reused while every one
+    of them has the same bytes (not with full): a commit that does not touch what a left-out
+    header reads does not compile it again."""
     ext = "c" if lang == "c" else "cc"
     unit = os.path.join(out, "work", f"{key}.{ext}")
     obj = os.path.join(out, "obj", f"{key}.o")
     tmp_obj = os.path.join(out, "work", f"{key}.o")
+    cache = _alone_cache(ident, lang, header) if ident is not None else None
     write_atomic(unit, f"#include <{header}>\n")
-    rc, _, err = run(unit_command(compiler, lang, unit, tmp_obj, os.path.relpath(inc, out), out), cwd=out)
+    if cache and not full and _load_alone(cache, inc, obj):
+        return obj, None
+    rel_inc = os.path.relpath(inc, out)
+    depfile = os.path.join(out, "work", f"{key}.d")
+    rc, _, err = run(unit_command(compiler, lang, unit, tmp_obj, rel_inc, out) + ["-MD", "-MF", depfile],
+                     cwd=out)
     if rc != 0:
         return None, first_error(err, inc)
     os.rename(tmp_obj, obj)
+    if cache:
+        with open(depfile) as f:
+            read = [os.path.normpath(os.path.join(out, d)) for d in parse_deps(f.read())]
+        # Not the unit itself: its one line is in the cache key.
+        own = os.path.normpath(os.path.abspath(unit))
+        _save_alone(cache, inc, obj, relative_deps([d for d in read if d != own],
+                                                   (os.path.normpath(os.path.abspath(inc)),)))
     return obj, None
 
 
@@ -179,7 +271,8 @@ def step_extra_units(opts, compilers, trees, headers, units, progress):
         key, h = task
         lang, rev = key.split("-")
         return build_alone_unit(compilers[lang].path, lang, f"{key}+{slugs[h]}", h,
-                                trees.revisions[rev].include, out)
+                                trees.revisions[rev].include, out, ident=compilers[lang].to_json(),
+                                full=opts.full)
 
     results = dict(zip(tasks, parallel(opts.jobs, one, tasks)))
     if headers.same:  # identical headers: the after objects are copies of the before ones

@@ -1,6 +1,7 @@
 """Process helpers shared by the steps: running commands, a thread pool, progress, atomic writes."""
 import concurrent.futures
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -53,6 +54,21 @@ def write_atomic(path, data):
         with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
             f.write(data)
         os.rename(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def copy_atomic(src, dst):
+    """Copy a file (bytes and mode) by temp file + rename, as write_atomic writes one: a reader,
+    or another run sharing a cache, never sees half of it."""
+    d = os.path.dirname(os.path.abspath(dst))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(dst) + ".", dir=d)
+    os.close(fd)
+    try:
+        shutil.copy(src, tmp)
+        os.rename(tmp, dst)
     except BaseException:
         os.unlink(tmp)
         raise

@@ -127,10 +127,10 @@ def test_sweep_reuses_only_headers_whose_includes_are_unchanged(tree):
     selection = {"before": (tested, []), "after": (tested, [])}
     os.environ["ABIDIFF_UAPI_CACHE"] = os.path.join(os.path.dirname(os.path.dirname(before)), "cache")
     try:
-        same, results, reuse, reused = headers.sweep(2, cc, revs, selection, _Progress(), "amd64")
+        same, results, reuse, reused, deps = headers.sweep(2, cc, revs, selection, _Progress(), "amd64")
         # Run again: both sweeps come whole from the cache; with full, nothing is reused.
-        _, again, reuse_again, _ = headers.sweep(2, cc, revs, selection, _Progress(), "amd64")
-        _, _, reuse_full, reused_full = headers.sweep(2, cc, revs, selection, _Progress(), "amd64", full=True)
+        _, again, reuse_again, _, deps_again = headers.sweep(2, cc, revs, selection, _Progress(), "amd64")
+        _, _, reuse_full, reused_full, _ = headers.sweep(2, cc, revs, selection, _Progress(), "amd64", full=True)
     finally:
         del os.environ["ABIDIFF_UAPI_CACHE"]
     assert reuse == {"before": (0, 6), "after": (2, 6)}
@@ -144,3 +144,9 @@ def test_sweep_reuses_only_headers_whose_includes_are_unchanged(tree):
     assert got[("after", "cxx", "linux/a.h")] is not None and got[("after", "cxx", "linux/types.h")] is not None
     assert got[("before", "cxx", "linux/a.h")] is None
     assert got[("after", "c", "linux/a.h")] is None and got[("after", "cxx", "linux/b.h")] is None
+    # The files each header read (the seed of step 3's after unit), the same from the cache.
+    read = {(t.rev, t.lang, t.header): sorted(p for r, p in d if r == 0) for t, d in deps.items()}
+    assert read[("before", "c", "linux/a.h")] == ["linux/a.h", "linux/types.h"]
+    assert read[("after", "c", "linux/b.h")] == ["linux/b.h"]
+    assert {(t.rev, t.lang, t.header): d for t, d in deps_again.items()} == \
+        {(t.rev, t.lang, t.header): d for t, d in deps.items()}

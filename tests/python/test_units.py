@@ -91,3 +91,99 @@ def test_build_unit_cache_hits_only_on_the_same_inputs(tmp_path, monkeypatch):
     (inc / "linux" / "a.h").write_text("struct a { int x, z; };\n")
     changed = units.build_unit("gcc", "c", "after", ["linux/a.h", "linux/b.h"], str(inc), str(out), ident=ident)
     assert len(calls) == 4 and (out / changed.object).read_bytes() != data
+
+
+def collision(header, at, other):
+    from uapi_check.model import Collision
+    return Collision(header, "a", "redefinition of 'struct a'", at, other)
+
+
+def test_seed_collisions_keeps_only_what_nothing_changed_can_touch():
+    from uapi_check.model import Unit
+    before = Unit("c", "before", "obj/c-before.o", ["linux/a.h"],
+                  [collision("linux/b.h", "linux/b.h:3", "linux/a.h:3"),
+                   collision("linux/m.h", "/usr/include/netinet/in.h:9", "linux/in.h:4"),
+                   collision("linux/gone.h", "linux/gone.h:1", "linux/a.h:3")], 1)
+    deps = {"linux/b.h": [[0, "linux/b.h"]],
+            "linux/m.h": [[0, "linux/m.h"], [-1, "/usr/include/netinet/in.h"]],
+            "linux/gone.h": [[0, "linux/gone.h"]]}
+    offered = ["linux/a.h", "linux/b.h", "linux/m.h", "linux/in.h"]
+    nothing = [set(), set()], [set(), set()]
+    assert [c.header for c in units.seed_collisions(before, offered, deps, *nothing)] == ["linux/b.h", "linux/m.h"]
+    # A file the left-out header reads changed: the rounds decide again.
+    got = units.seed_collisions(before, offered, deps, [{"linux/b.h"}, set()], [set(), set()])
+    assert [c.header for c in got] == ["linux/m.h"]
+    # The earlier definition's file changed (it may have lost the clashing name).
+    got = units.seed_collisions(before, offered, deps, [{"linux/in.h"}, set()], [set(), set()])
+    assert [c.header for c in got] == ["linux/b.h"]
+    # An added file that could shadow a C library header the left-out header read.
+    got = units.seed_collisions(before, offered, deps, [{"netinet/in.h"}, set()], [{"netinet/in.h"}, set()])
+    assert [c.header for c in got] == ["linux/b.h"]
+    # No dependencies on record (an old cache): never seeded.
+    assert units.seed_collisions(before, offered, {}, *nothing) == []
+
+
+@NEEDS_GCC
+def test_seeded_unit_equals_the_rounds_and_still_finds_new_collisions(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    inc = out / "include" / "after"
+    files = {
+        "linux/a.h": "#ifndef A\n#define A\nstruct a { int x; };\n#endif\n",
+        "linux/b.h": "#ifndef B\n#define B\nstruct a { long y; };\nstruct b { int z; };\n#endif\n",
+        "linux/c.h": "#ifndef C_\n#define C_\nstruct c { char q; };\n#endif\n",
+        "linux/d.h": "#ifndef D\n#define D\nstruct c { char r; };\n#endif\n",
+    }
+    for rel, text in files.items():
+        (inc / rel).parent.mkdir(parents=True, exist_ok=True)
+        (inc / rel).write_text(text)
+    (out / "obj").mkdir()
+    (out / "work").mkdir()
+    headers = ["linux/a.h", "linux/b.h", "linux/c.h", "linux/d.h"]
+    plain = units.build_unit("gcc", "c", "after", headers, str(inc), str(out))
+    calls = []
+    real_run = units.run
+    monkeypatch.setattr(units, "run", lambda *a, **k: calls.append(a) or real_run(*a, **k))
+    seeded = units.build_unit("gcc", "c", "after", headers, str(inc), str(out), seed=plain.collisions)
+    assert len(calls) == 1          # one compile instead of three
+    assert seeded.included == plain.included == ["linux/a.h", "linux/c.h"]
+    assert seeded.collisions == plain.collisions
+    # A seed that misses a collision: the rounds go on from it and find the other one.
+    calls.clear()
+    partial = units.build_unit("gcc", "c", "after", headers, str(inc), str(out), seed=plain.collisions[:1])
+    assert len(calls) == 2 and partial.included == plain.included
+    assert [c.header for c in partial.collisions] == ["linux/b.h", "linux/d.h"]
+
+
+@NEEDS_GCC
+def test_alone_unit_cache_follows_the_files_it_reads(tmp_path, monkeypatch):
+    """A left-out header's own unit is reused while every file it read has the same bytes; a
+    change to a file it includes compiles it again; another header's change does not."""
+    out = tmp_path / "out"
+    inc = out / "include" / "after"
+    (inc / "linux").mkdir(parents=True)
+    (inc / "linux" / "a.h").write_text("#include <linux/t.h>\nstruct a { t x; };\n")
+    (inc / "linux" / "t.h").write_text("typedef int t;\n")
+    (inc / "linux" / "other.h").write_text("struct o { int y; };\n")
+    (out / "obj").mkdir()
+    (out / "work").mkdir()
+    ident = {"path": "gcc", "version": "gcc 12"}
+    calls = []
+    real_run = units.run
+    monkeypatch.setattr(units, "run", lambda *a, **k: calls.append(a) or real_run(*a, **k))
+
+    def build(**kw):
+        obj, err = units.build_alone_unit("gcc", "c", "c-after+linux-a", "linux/a.h", str(inc), str(out),
+                                          ident=ident, **kw)
+        assert err is None
+        return open(obj, "rb").read()
+    first = build()
+    assert build() == first and len(calls) == 1
+    (inc / "linux" / "other.h").write_text("struct o { long y; };\n")
+    assert build() == first and len(calls) == 1
+    (inc / "linux" / "t.h").write_text("typedef long t;\n")
+    changed = build()
+    assert len(calls) == 2 and changed != first
+    (inc / "linux" / "t.h").write_text("typedef int t;\n")      # back: the first object again
+    assert build() == first and len(calls) == 2
+    build(full=True)
+    assert len(calls) == 3
