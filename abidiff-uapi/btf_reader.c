@@ -273,12 +273,12 @@ static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, con
 			lm->bit_offset += btf_int_offset(st);
 		}
 		if (lm->name && ti->layout && ti->layout->kind != LAYOUT_ENUM)
-			lm->nested = ti->layout;
+			lm->sub = ti->layout;
 		lm->is_bitfield = bits != 0;
-		lm->bit_size = bits ? bits : 8 * lm->type->size;
+		lm->bit_size = bits;
 		if (!lm->name && st && (btf_is_struct(st) || btf_is_union(st)) && !name_of(r, st->name_off) &&
 		    !r->anon_names[sid])
-			lm->anon = info_of(r, sid, depth + 1)->layout;
+			lm->sub = info_of(r, sid, depth + 1)->layout;
 	}
 	lt->nflat = au_layout_count_flat(lt);
 	if (lt->nflat > LAYOUT_MAX_FLAT && !r->err)

@@ -122,7 +122,7 @@ static unsigned member_differences(struct comparer *c, const struct flat_member 
 		what |= DIFF_SIZE;
 	/* union { ... } u on both sides: u's contents are compared by path
 	 * (u.p.x), so its anonymous type's key would only repeat them. */
-	if (!(a->nested && b->nested) && !same_type(c, a->type->key, 0, b->type->key, 1))
+	if (!(au_member_nested(a) && au_member_nested(b)) && !same_type(c, a->type->key, 0, b->type->key, 1))
 		what |= DIFF_TYPE;
 	return what;
 }
@@ -178,7 +178,7 @@ static uint64_t end_bit(const struct flat_member *fm)
  * whose contents are listed after it, nor a zero-size one). */
 static bool occupies(const struct flat_member *fm)
 {
-	return !fm->member->nested && au_member_bits(fm->member) > 0;
+	return !au_member_nested(fm->member) && au_member_bits(fm->member) > 0;
 }
 
 
@@ -270,7 +270,7 @@ static void grade_member(struct comparer *c, const struct member_context *mc, st
 		bool grew_at_own_tail =
 			(inner && strcmp(o->member->type->key, o->member->type->embeds) == 0 &&
 			 (inner->reasons & ((reason_set)1 << REASON_TAIL_GROWTH)) && inner->severity <= SEVERITY_REVIEW) ||
-			(o->member->nested && n->member->nested);
+			(au_member_nested(o->member) && au_member_nested(n->member));
 		if (ch->what == DIFF_SIZE && n->member->type->size > o->member->type->size && grew_at_own_tail) {
 			/* Inside the room a union already had (v4l2_format's fmt
 			 * is 200 bytes whatever its alternatives need): nothing
@@ -349,7 +349,7 @@ static size_t mark_paths(const struct flat_member *v, size_t n, const struct fla
 			memcpy(parent, v[i].name, len);
 			parent[len] = 0;
 			const struct flat_member *a = find_flat(mine, parent), *b = find_flat(theirs, parent);
-			keep[i] = a && b && a->member->nested && b->member->nested;
+			keep[i] = a && b && au_member_nested(a->member) && au_member_nested(b->member);
 		}
 		k += keep[i];
 	}

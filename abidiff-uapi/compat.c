@@ -230,10 +230,10 @@ static unsigned member_holds(struct classifier *k, const struct layout_member *m
 		return 0;
 	const char *key = strip_arrays(m->type->key);
 	unsigned h = scalar_holds(key, m->type->chain);
-	if (m->anon)
-		return h | type_holds(k, m->anon, depth + 1);
-	if (m->nested)
-		return h | type_holds(k, m->nested, depth + 1);
+	if (au_member_anon(m))
+		return h | type_holds(k, au_member_anon(m), depth + 1);
+	if (au_member_nested(m))
+		return h | type_holds(k, au_member_nested(m), depth + 1);
 	if (!key || h & HOLD_POINTER)
 		return h;
 	if (strncmp(key, "struct{", 7) == 0 || strncmp(key, "union{", 6) == 0) {
@@ -286,7 +286,7 @@ static bool first_fixed8(struct classifier *k, const struct layout_type *t, cons
 	size_t n = au_layout_flatten_paths(t, &k->c->arena, &v);
 	bool found = false;
 	for (size_t i = 0; i < n && !found; i++) {
-		if (v[i].member->nested || !member_has_fixed8(k, v[i].member, 0))
+		if (au_member_nested(v[i].member) || !member_has_fixed8(k, v[i].member, 0))
 			continue;
 		*ret = v[i];
 		if (prefix)
@@ -529,14 +529,14 @@ static void collect_anon(const struct layout_type *t, uint64_t base, struct anon
 		return;
 	for (size_t i = 0; i < t->nmembers; i++) {
 		const struct layout_member *m = &t->members[i];
-		if (!m->anon)
+		if (!au_member_anon(m))
 			continue;
 		if (*n == *cap) {
 			*cap = *cap ? 2 * *cap : 8;
 			*v = au_xrealloc(*v, *cap * sizeof(**v));
 		}
-		(*v)[(*n)++] = (struct anon_ref){ m->anon, base + m->bit_offset };
-		collect_anon(m->anon, base + m->bit_offset, v, n, cap, depth + 1);
+		(*v)[(*n)++] = (struct anon_ref){ au_member_anon(m), base + m->bit_offset };
+		collect_anon(au_member_anon(m), base + m->bit_offset, v, n, cap, depth + 1);
 	}
 }
 
@@ -623,7 +623,7 @@ static void nested_member(struct classifier *k, const struct change *ch)
 		if (k->buf[i].member && strncmp(k->buf[i].member, f64->name, len) == 0 && k->buf[i].member[len] == '.')
 			return;
 	if ((ch->what & DIFF_SIZE) &&
-	    trailing_align8(k, f64->member->nested, f32->member->nested, f64->name, f64->bit_offset))
+	    trailing_align8(k, au_member_nested(f64->member), au_member_nested(f32->member), f64->name, f64->bit_offset))
 		return;
 	if (ch->what & ~(unsigned)DIFF_OFFSET)
 		add(k, COMPAT_OTHER, f64->name, NULL, f64->bit_offset, change_words(k, ch));
@@ -651,7 +651,7 @@ static void classify(struct classifier *k, struct type_finding *f)
 			 * may be misaligned itself; its size is its contents'
 			 * business (pass 2). A member that moved inside one
 			 * already blamed moved with it. */
-			if (ch->old_member.member->nested && ch->new_member.member->nested) {
+			if (au_member_nested(ch->old_member.member) && au_member_nested(ch->new_member.member)) {
 				const struct flat_member *f64 = side64(k, ch);
 				if ((ch->what & DIFF_OFFSET) && !cause_at_or_around(k, f64->name) && moved_align8(k, ch))
 					add_range(k, f64->bit_offset, f64->bit_offset + 8 * f64->member->type->size);
@@ -720,7 +720,7 @@ static void classify(struct classifier *k, struct type_finding *f)
 	/* Pass 2: nested members, whose contents have had their say. */
 	for (size_t i = 0; i < f->nchanges; i++) {
 		const struct change *ch = &f->changes[i];
-		if (ch->kind == CHANGE_MEMBER && ch->old_member.member->nested && ch->new_member.member->nested)
+		if (ch->kind == CHANGE_MEMBER && au_member_nested(ch->old_member.member) && au_member_nested(ch->new_member.member))
 			nested_member(k, ch);
 	}
 	/* The size: trailing padding that an 8-byte type aligned to 4 shrank

@@ -839,18 +839,22 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		m->type = ti->member_type;
 		m->flexible = ti->flexible;
 		if (mn && ti->layout && ti->layout->kind != LAYOUT_ENUM)
-			m->nested = ti->layout;
+			m->sub = ti->layout;
 		Dwarf_Word bs;
 		if (ma_udata(&ma, MA_BIT_SIZE, &bs)) {
+			if (bs > UINT32_MAX) {
+				set_error(r, au_error_format("%s: member %s of %s %s: a bitfield of %" PRIu64 " bits",
+							 r->path, mn ? mn : "(anonymous)", au_layout_kind_name(t->kind),
+							 name ? name : "(anonymous)", (uint64_t)bs));
+				return t;
+			}
 			m->is_bitfield = true;
-			m->bit_size = bs;
-		} else {
-			m->bit_size = 8 * m->type->size;
+			m->bit_size = (uint32_t)bs;
 		}
 		if ((t->kind == LAYOUT_UNION && !ma_get(&ma, MA_DATA_MEMBER_LOCATION) &&
 		     !ma_get(&ma, MA_DATA_BIT_OFFSET)) || virtual_base) {
 			m->bit_offset = 0;
-		} else if (!member_bit_offset(r, &ma, m->bit_size, m->is_bitfield, m->type->size, &m->bit_offset)) {
+		} else if (!member_bit_offset(r, &ma, au_member_bits(m), m->is_bitfield, m->type->size, &m->bit_offset)) {
 			set_error(r, au_error_format("%s: member %s of %s %s: unreadable offset", r->path,
 						 mn ? mn : "(anonymous)", au_layout_kind_name(t->kind),
 						 name ? name : "(anonymous)"));
@@ -870,7 +874,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			int bt = dwarf_tag(&base);
 			if ((bt == DW_TAG_structure_type || bt == DW_TAG_union_type || bt == DW_TAG_class_type) &&
 			    !die_name(r, &base) && !au_strmap_iget(&r->anon_names, die_key(&base)))
-				m->anon = type_info_of(r, &base, depth + 1)->layout;
+				m->sub = type_info_of(r, &base, depth + 1)->layout;
 		}
 		t->nmembers++;
 		if (r->err)

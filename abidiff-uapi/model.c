@@ -107,7 +107,7 @@ const char *au_layout_kind_name(enum layout_kind kind)
  * as tinyconfig's empty arch_spinlock_t), so only the size decides. */
 static bool is_empty_filler(const struct layout_member *m)
 {
-	return m->type->size == 0 && !m->flexible && !m->is_bitfield && !m->anon;
+	return m->type->size == 0 && !m->flexible && !m->is_bitfield && !au_member_anon(m);
 }
 
 struct flat_buf {
@@ -146,11 +146,11 @@ static void flatten(const struct layout_type *t, uint64_t base, struct flat_buf 
 				continue;
 			const char *name = paths && *prefix ? au_arena_printf(paths, "%s%s", prefix, m->name) : m->name;
 			flat_push(b, m, base + m->bit_offset, name, union_depth, t);
-			if (paths && m->nested)
-				flatten(m->nested, base + m->bit_offset, b, depth + 1, paths,
+			if (paths && au_member_nested(m))
+				flatten(au_member_nested(m), base + m->bit_offset, b, depth + 1, paths,
 					au_arena_printf(paths, "%s.", name), union_depth, keep_empty);
-		} else if (m->anon) {
-			flatten(m->anon, base + m->bit_offset, b, depth + 1, paths, prefix, union_depth, keep_empty);
+		} else if (au_member_anon(m)) {
+			flatten(au_member_anon(m), base + m->bit_offset, b, depth + 1, paths, prefix, union_depth, keep_empty);
 		}
 	}
 }
@@ -202,7 +202,7 @@ size_t au_layout_gaps(const struct layout_type *t, uint64_t base, struct layout_
 	struct layout_gap *v = au_xmalloc((t->nmembers ? t->nmembers : 1) * sizeof(*v));
 	for (size_t i = 0; i < t->nmembers; i++) {
 		const struct layout_member *m = &t->members[i];
-		uint64_t bits = m->anon ? 8 * m->anon->size : au_member_bits(m);
+		uint64_t bits = au_member_anon(m) ? 8 * au_member_anon(m)->size : au_member_bits(m);
 		if (m->bit_offset > end) {
 			v[n].bit_offset = base + end;
 			v[n].bit_size = m->bit_offset - end;
@@ -221,8 +221,8 @@ size_t au_layout_count_flat(const struct layout_type *t)
 {
 	size_t n = t->nmembers;
 	for (size_t i = 0; i < t->nmembers; i++) {
-		if (t->members[i].anon)
-			n += t->members[i].anon->nflat;
+		if (au_member_anon(&t->members[i]))
+			n += au_member_anon(&t->members[i])->nflat;
 		if (n > LAYOUT_MAX_FLAT)
 			return LAYOUT_MAX_FLAT + 1;
 	}

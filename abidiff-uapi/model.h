@@ -43,18 +43,30 @@ struct layout_member_type {
 
 struct layout_member {
 	const char *name;         /* NULL for an anonymous struct/union member or an unnamed bitfield */
-	uint64_t bit_offset;      /* from the start of the aggregate that declares it */
-	uint64_t bit_size;        /* bitfields only (is_bitfield); else 8 * size */
 	const struct layout_member_type *type;   /* never NULL */
-	/* An anonymous struct/union member: its layout, shown in place. */
-	struct layout_type *anon;
-	/* A named member whose type is an anonymous struct or union
-	 * (union { ... } u;): that type's layout, so that the comparer can
-	 * follow u.p.x member by member. NULL otherwise. */
-	struct layout_type *nested;
+	/* The layout of an anonymous struct or union the member holds, else NULL.
+	 * Without a name, an anonymous member, shown in place (au_member_anon);
+	 * with one, union { ... } u, which the comparer follows as u.p.x member
+	 * by member (au_member_nested). One field for both: a model holds
+	 * millions of members. */
+	struct layout_type *sub;
+	uint64_t bit_offset;      /* from the start of the aggregate that declares it */
+	uint32_t bit_size;        /* bitfields only (is_bitfield): the width; see au_member_bits */
 	bool is_bitfield;
 	bool flexible;            /* a trailing T[] or T[0]: size 0 whatever the spelling */
 };
+
+/* An anonymous struct/union member's layout, or NULL. */
+static inline struct layout_type *au_member_anon(const struct layout_member *m)
+{
+	return m->name ? NULL : m->sub;
+}
+
+/* A named member's anonymous struct/union type's layout, or NULL. */
+static inline struct layout_type *au_member_nested(const struct layout_member *m)
+{
+	return m->name ? m->sub : NULL;
+}
 
 /* Bytes of the member's type (0 for a flexible array). */
 static inline uint64_t au_member_size(const struct layout_member *m)

@@ -41,7 +41,7 @@ static void member_json(FILE *out, const struct layout_member *m, const char *na
 	fprintf(out, ",\"offset\":%" PRIu64 ",\"bit_offset\":%" PRIu64 ",\"size\":%" PRIu64, bit_offset / 8,
 		bit_offset, m->type->size);
 	if (m->is_bitfield)
-		fprintf(out, ",\"bit_size\":%" PRIu64, m->bit_size);
+		fprintf(out, ",\"bit_size\":%" PRIu32, m->bit_size);
 	if (m->flexible)
 		fputs(",\"flexible\":true", out);
 	fputs(",\"type\":", out);
@@ -58,11 +58,11 @@ static void members_json(FILE *out, const struct layout_type *t, uint64_t base)
 		if (i)
 			fputc(',', out);
 		member_json(out, m, m->name, base + m->bit_offset);
-		if (m->anon) {
+		if (au_member_anon(m)) {
 			fputs(",\"kind\":", out);
-			au_report_json_string(out, au_layout_kind_name(m->anon->kind));
+			au_report_json_string(out, au_layout_kind_name(au_member_anon(m)->kind));
 			fputs(",\"members\":", out);
-			members_json(out, m->anon, base + m->bit_offset);
+			members_json(out, au_member_anon(m), base + m->bit_offset);
 		}
 		fputc('}', out);
 	}

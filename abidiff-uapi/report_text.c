@@ -31,7 +31,7 @@ static void declarator(struct strbuf *b, const struct layout_member *m, int dept
 	else
 		au_strbuf_printf(b, "%-*s %s", w, t, name);
 	if (m->is_bitfield)
-		au_strbuf_printf(b, ":%" PRIu64, m->bit_size);
+		au_strbuf_printf(b, ":%" PRIu32, m->bit_size);
 	au_strbuf_putc(b, ';');
 }
 
@@ -58,11 +58,11 @@ static void members_text(FILE *out, const struct layout_type *t, uint64_t base, 
 			gap_text(out, 0, "hole, try to pack", gaps[g].bit_size);
 		}
 		tabs(out, depth);
-		if (m->anon) {
-			fprintf(out, "%s {\n", au_layout_kind_name(m->anon->kind));
-			members_text(out, m->anon, off, depth + 1);
+		if (au_member_anon(m)) {
+			fprintf(out, "%s {\n", au_layout_kind_name(au_member_anon(m)->kind));
+			members_text(out, au_member_anon(m), off, depth + 1);
 			tabs(out, depth);
-			fprintf(out, "%-*s /* %5" PRIu64 " %5" PRIu64 " */\n", width, "};", off / 8, m->anon->size);
+			fprintf(out, "%-*s /* %5" PRIu64 " %5" PRIu64 " */\n", width, "};", off / 8, au_member_anon(m)->size);
 			continue;
 		}
 		struct strbuf b = STRBUF_INIT;
@@ -157,7 +157,8 @@ static void where(char *buf, size_t n, const struct flat_member *fm)
 {
 	if (fm->member->is_bitfield || fm->bit_offset % 8)
 		snprintf(buf, n, "bit %" PRIu64 " (byte %" PRIu64 " bit %" PRIu64 "), %" PRIu64 " bit%s", fm->bit_offset,
-			 fm->bit_offset / 8, fm->bit_offset % 8, fm->member->bit_size, fm->member->bit_size == 1 ? "" : "s");
+			 fm->bit_offset / 8, fm->bit_offset % 8, au_member_bits(fm->member),
+			 au_member_bits(fm->member) == 1 ? "" : "s");
 	else
 		snprintf(buf, n, "offset %" PRIu64 ", size %" PRIu64, fm->bit_offset / 8, fm->member->type->size);
 }

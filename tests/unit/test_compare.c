@@ -32,7 +32,6 @@ static struct layout_type *agg(struct layout_model *m, enum layout_kind kind, co
 		lm->bit_offset = 8ull * defs[i].offset;
 		struct layout_member_type *lt = au_arena_alloc(&m->arena, sizeof(*lt));
 		lt->size = defs[i].size;
-		lm->bit_size = 8ull * defs[i].size;
 		lt->key = defs[i].key;
 		lt->name = defs[i].key;
 		if (strncmp(defs[i].key, "struct ", 7) == 0)
@@ -66,7 +65,7 @@ static void test_statuses(void)
 				    (struct mdef[]){ { "class", 0, 1, "u8" }, { "_class", 0, 1, "u8" } }, 2);
 	struct layout_type *al = agg(&b, LAYOUT_STRUCT, "struct al", 2,
 				     (struct mdef[]){ { NULL, 0, 1, "union{}" }, { "cmd", 1, 1, "u8" } }, 2);
-	al->members[0].anon = u;
+	al->members[0].sub = u;
 	/* renamed */
 	agg(&a, LAYOUT_STRUCT, "struct rn", 1, (struct mdef[]){ { "class", 0, 1, "u8" } }, 1);
 	agg(&b, LAYOUT_STRUCT, "struct rn", 1, (struct mdef[]){ { "_class", 0, 1, "u8" } }, 1);
@@ -127,7 +126,7 @@ static void test_flatten(void)
 	struct layout_type *u = agg(&m, LAYOUT_UNION, NULL, 4, (struct mdef[]){ { "a", 0, 4, "u32" }, { "b", 0, 4, "s32" } }, 2);
 	struct layout_type *s = agg(&m, LAYOUT_STRUCT, "struct s", 12,
 				    (struct mdef[]){ { "x", 0, 4, "u32" }, { NULL, 4, 4, "union{}" }, { "z", 8, 0, "struct{}0" } }, 3);
-	s->members[1].anon = u;
+	s->members[1].sub = u;
 	struct flat_member *f;
 	size_t n = au_layout_flatten(s, &f);
 	/* x, a and b reachable by name at absolute offsets; the empty filler is not. */

@@ -65,7 +65,7 @@ static void test_btf_stand_ins_are_per_read(const char *path)
 	au_layout_model_init(&c, path);
 	CHECK(!au_btf_read_layouts(path, &c));
 	const struct layout_member *vc = member_named(&c, "struct s", "v");
-	CHECK(vc && strcmp(vc->type->name, "void") == 0 && vc->bit_size == 0);
+	CHECK(vc && strcmp(vc->type->name, "void") == 0 && au_member_bits(vc) == 0);
 	au_layout_model_deinit(&c);
 }
 

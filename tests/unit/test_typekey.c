@@ -135,8 +135,8 @@ static void test_anon(struct arena *a)
 	static const struct layout_member_type x = { .key = "x", .size = 8 };
 	static const struct layout_member_type u8 = { .key = "u8", .size = 1 };
 	struct layout_member ms[2] = {
-		{ .name = "lo", .bit_offset = 0, .bit_size = 32, .type = &u32 },
-		{ .name = "hi", .bit_offset = 32, .bit_size = 32, .type = &u32 },
+		{ .name = "lo", .bit_offset = 0, .type = &u32 },
+		{ .name = "hi", .bit_offset = 32, .type = &u32 },
 	};
 	struct layout_type s = { .kind = LAYOUT_STRUCT, .size = 8, .nmembers = 2, .members = ms };
 	const char *k = au_typekey_anon(a, &s);
@@ -155,7 +155,7 @@ static void test_anon(struct arena *a)
 	CHECK_STR(au_typekey_anon(a, &s2), k);
 	/* An anonymous member's fields are reached in place: the same key. */
 	struct layout_type inner = { .kind = LAYOUT_STRUCT, .size = 8, .nmembers = 2, .members = ms };
-	struct layout_member wrap = { .anon = &inner, .bit_size = 64, .type = &x };
+	struct layout_member wrap = { .sub = &inner, .type = &x };
 	struct layout_type outer = { .kind = LAYOUT_STRUCT, .size = 8, .nmembers = 1, .members = &wrap };
 	CHECK_STR(au_typekey_anon(a, &outer), k);
 	/* A long shape becomes a hash: bounded, still distinct per shape. */
@@ -164,7 +164,7 @@ static void test_anon(struct arena *a)
 	char names[N][8];
 	for (int i = 0; i < N; i++) {
 		snprintf(names[i], sizeof(names[i]), "m%d", i);
-		many[i] = (struct layout_member){ .name = names[i], .bit_offset = 8u * i, .bit_size = 8,
+		many[i] = (struct layout_member){ .name = names[i], .bit_offset = 8u * i,
 						  .type = &u8 };
 	}
 	struct layout_type big = { .kind = LAYOUT_STRUCT, .size = N, .nmembers = N, .members = many };
