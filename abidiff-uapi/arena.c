@@ -30,6 +30,21 @@ void au_arena_deinit(struct arena *a)
 	memset(a, 0, sizeof(*a));
 }
 
+void au_arena_reset(struct arena *a)
+{
+	if (!a->head)
+		return;
+	struct arena_chunk *c = a->head->next;
+	while (c) {
+		struct arena_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	a->head->next = NULL;
+	a->used = 0;
+	a->total = sizeof(*a->head) + a->capacity;
+}
+
 /* size bytes at an address aligned to align (a power of two, at most
  * max_align_t's): strings take align 1, so that each costs its length and
  * not a multiple of 16 (a model holds millions of short names). */

@@ -19,6 +19,9 @@ struct arena {
 
 void au_arena_init(struct arena *a);
 void au_arena_deinit(struct arena *a);
+/* Frees everything allocated in a but keeps one chunk for the next
+ * allocations: a scratch arena used over and over. */
+void au_arena_reset(struct arena *a);
 void *au_arena_alloc(struct arena *a, size_t size);          /* zeroed */
 void *au_arena_memdup(struct arena *a, const void *p, size_t size);
 char *au_arena_strdup(struct arena *a, const char *s);       /* NULL stays NULL */

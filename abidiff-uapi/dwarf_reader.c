@@ -68,6 +68,16 @@ struct reader {
 	bool has_alt;
 	bool multi_unit;              /* more than one compile unit: names may repeat */
 	struct strmap odr_keys;       /* layout_type * -> its definition key */
+	/* Anonymous aggregates of the same layout share one model record: the
+	 * same union { __u64 raw; struct { __u32 lo, hi; }; } in thousands of
+	 * types is kept once. read_aggregate puts a type, its members and its
+	 * enumerators in body: the model's arena, or anon_tmp while an
+	 * anonymous one is read, until it is found again or copied. */
+	struct arena *body;
+	struct arena anon_tmp;
+	unsigned anon_depth;
+	struct strmap anon_shapes;    /* au_typekey_anon key -> struct shared_anon * */
+	unsigned long top_seq;        /* counts the types read at the top */
 	size_t odr_conflicts;
 	struct strmap files;          /* interned declaring files */
 	const char *comp_dir;
@@ -350,6 +360,7 @@ static const char *decl_file(struct reader *r, Dwarf_Die *die)
 
 static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int depth);
 static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, const char *name, int depth);
+static struct layout_type *read_anonymous(struct reader *r, Dwarf_Die *die, int depth, const char **key);
 
 static struct type_info *new_info(struct reader *r, Dwarf_Die *die)
 {
@@ -658,11 +669,9 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 			if (tag != DW_TAG_enumeration_type)
 				ti->embeds = tdname;
 		} else {
-			struct layout_type *t = read_aggregate(r, die, NULL, depth + 1);
+			ti->layout = read_anonymous(r, die, depth + 1, &ti->key);
 			ti->display = tag == DW_TAG_union_type ? "union {...}"
 				      : tag == DW_TAG_enumeration_type ? "enum {...}" : "struct {...}";
-			ti->key = au_typekey_anon(&r->model->arena, t);
-			ti->layout = t;
 		}
 		ti->chain = ti->display;
 		break;
@@ -730,8 +739,10 @@ static bool member_bit_offset(struct reader *r, struct member_attrs *ma, uint64_
 static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, const char *name, int depth)
 {
 	struct arena *a = &r->model->arena;
-	struct layout_type *t = au_arena_alloc(a, sizeof(*t));
+	struct layout_type *t = au_arena_alloc(r->body, sizeof(*t));
 	int tag = dwarf_tag(die);
+	if (depth == 0)
+		r->top_seq++;
 	t->kind = tag == DW_TAG_union_type ? LAYOUT_UNION
 		: tag == DW_TAG_enumeration_type ? LAYOUT_ENUM : LAYOUT_STRUCT;
 	t->name = name;
@@ -763,7 +774,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
 	if (t->kind == LAYOUT_ENUM) {
-		t->enumerators = au_arena_alloc(a, (n ? n : 1) * sizeof(*t->enumerators));
+		t->enumerators = au_arena_alloc(r->body, (n ? n : 1) * sizeof(*t->enumerators));
 		if (dwarf_child(die, &child) != 0)
 			return t;
 		do {
@@ -796,7 +807,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		return t;
 	}
 
-	t->members = au_arena_alloc(a, (n ? n : 1) * sizeof(*t->members));
+	t->members = au_arena_alloc(r->body, (n ? n : 1) * sizeof(*t->members));
 	if (dwarf_child(die, &child) != 0)
 		return t;
 	do {
@@ -885,6 +896,90 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		set_error(r, au_error_format("%s: corrupt .debug_info: %s %s expands to over %d members", r->path,
 					     au_layout_kind_name(t->kind), name ? name : "(anonymous)", LAYOUT_MAX_FLAT));
 	return t;
+}
+
+struct shared_anon {
+	struct layout_type *t;
+	const char *key;
+	unsigned long seq;            /* the top-level read that used it last */
+	struct shared_anon *next;     /* another layout with the same key */
+};
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_member_type(const struct layout_member_type *a, const struct layout_member_type *b)
+{
+	return a == b || (a->size == b->size && same_str(a->name, b->name) && same_str(a->key, b->key) &&
+			  same_str(a->chain, b->chain) && same_str(a->embeds, b->embeds));
+}
+
+/* Everything a reader of the model can see is the same: names, places,
+ * types as written and resolved, nested layouts (already shared). */
+static bool same_layout(const struct layout_type *a, const struct layout_type *b)
+{
+	if (a->kind != b->kind || a->size != b->size || a->align != b->align || a->anonymous != b->anonymous ||
+	    a->is_typedef != b->is_typedef || a->nmembers != b->nmembers || a->nenumerators != b->nenumerators ||
+	    a->nflat != b->nflat || a->line != b->line || a->odr_next || b->odr_next ||
+	    !same_str(a->name, b->name) || !same_str(a->scope, b->scope) || !same_str(a->file, b->file))
+		return false;
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const struct layout_member *x = &a->members[i], *y = &b->members[i];
+		if (x->bit_offset != y->bit_offset || x->bit_size != y->bit_size || x->is_bitfield != y->is_bitfield ||
+		    x->flexible != y->flexible || x->sub != y->sub || !same_str(x->name, y->name) ||
+		    !same_member_type(x->type, y->type))
+			return false;
+	}
+	for (size_t i = 0; i < a->nenumerators; i++) {
+		const struct layout_enumerator *x = &a->enumerators[i], *y = &b->enumerators[i];
+		if (x->value != y->value || x->is_unsigned != y->is_unsigned || !same_str(x->name, y->name))
+			return false;
+	}
+	return true;
+}
+
+/* An anonymous aggregate's layout, and its key in *key: a layout already in
+ * the model when one is the same, else a copy of the one just read. Never one
+ * already used by the type being read (its two members would then share a
+ * container, which the comparer reads as one union). */
+static struct layout_type *read_anonymous(struct reader *r, Dwarf_Die *die, int depth, const char **key)
+{
+	struct arena *outer = r->body, *model = &r->model->arena;
+	r->body = &r->anon_tmp;
+	r->anon_depth++;
+	struct layout_type *t = read_aggregate(r, die, NULL, depth);
+	r->anon_depth--;
+	r->body = outer;
+	const char *k = au_typekey_anon(&r->anon_tmp, t);
+	struct shared_anon *first = au_strmap_get(&r->anon_shapes, k), *s;
+	for (s = first; s && !r->err; s = s->next) {
+		if (s->seq != r->top_seq && same_layout(s->t, t))
+			break;
+	}
+	struct layout_type *res;
+	if (s && !r->err) {
+		s->seq = r->top_seq;
+		res = s->t;
+		*key = s->key;
+	} else {
+		res = au_arena_memdup(model, t, sizeof(*t));
+		if (t->nmembers)
+			res->members = au_arena_memdup(model, t->members, t->nmembers * sizeof(*t->members));
+		if (t->nenumerators)
+			res->enumerators = au_arena_memdup(model, t->enumerators,
+							   t->nenumerators * sizeof(*t->enumerators));
+		*key = first ? first->key : au_arena_strdup(model, k);
+		if (!r->err) {
+			struct shared_anon *n = au_arena_alloc(&r->scratch, sizeof(*n));
+			*n = (struct shared_anon){ res, *key, r->top_seq, first };
+			au_strmap_put(&r->anon_shapes, *key, n);
+		}
+	}
+	if (r->anon_depth == 0)
+		au_arena_reset(&r->anon_tmp);
+	return res;
 }
 
 static bool is_aggregate_tag(int tag)
@@ -2026,6 +2121,9 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 	}
 	au_strmap_init(&r.infos);
 	au_arena_init(&r.scratch);
+	r.body = &model->arena;
+	au_arena_init(&r.anon_tmp);
+	au_strmap_init(&r.anon_shapes);
 	au_strmap_init(&r.names);
 	au_strmap_init(&r.anon_names);
 	au_strmap_init(&r.ptr_names);
@@ -2096,6 +2194,8 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 					  "(%zu units) has a name to compare it by", path, r.definitions, r.units / 2)
 			: au_error_format("%s: its debug information (%zu unit%s) defines no struct, union or enum: "
 					  "no layout to compare", path, r.units / 2, r.units / 2 == 1 ? "" : "s");
+	au_strmap_deinit(&r.anon_shapes);
+	au_arena_deinit(&r.anon_tmp);
 	au_strmap_deinit(&r.infos);
 	au_arena_deinit(&r.scratch);
 	au_strmap_deinit(&r.names);

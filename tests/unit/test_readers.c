@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "btf_reader.h"
+#include "dwarf_reader.h"
 #include "error.h"
 #include "model.h"
 
@@ -69,8 +70,64 @@ static void test_btf_stand_ins_are_per_read(const char *path)
 	au_layout_model_deinit(&c);
 }
 
+/* Anonymous aggregates of one layout share one record across types (a
+ * 100k-type model keeps each shape once), but never within one type: two
+ * members of the same type would then share a container, which the
+ * comparer reads as one union. Two that differ only in how a member's type
+ * is written (u32 against unsigned int) stay apart: reports show it. */
+static const struct layout_type *nested_of(const struct layout_model *m, const char *type, const char *member)
+{
+	const struct layout_member *lm = member_named(m, type, member);
+	return lm ? au_member_nested(lm) : NULL;
+}
+
+static const struct layout_type *anon_of(const struct layout_model *m, const char *type, size_t i)
+{
+	const struct layout_type *t = au_layout_model_find(m, type);
+	return t && i < t->nmembers ? au_member_anon(&t->members[i]) : NULL;
+}
+
+static void test_dwarf_shares_anonymous_layouts(void)
+{
+	char dir[] = "/tmp/au-test-anon-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char src[64], obj[64], cmd[256];
+	snprintf(src, sizeof(src), "%s/a.c", dir);
+	snprintf(obj, sizeof(obj), "%s/a.o", dir);
+	FILE *f = fopen(src, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("typedef unsigned int u32;\n"
+	      "struct a { union { u32 lo; u32 hi; } p; union { u32 lo; u32 hi; } q; union { u32 x; u32 y; }; };\n"
+	      "struct b { union { u32 lo; u32 hi; } p; union { u32 x; u32 y; }; };\n"
+	      "struct c { union { unsigned int lo; unsigned int hi; } p; };\n"
+	      "struct a a; struct b b; struct c c;\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -g -c %s -o %s", src, obj);
+	CHECK(system(cmd) == 0);
+	struct layout_model m;
+	au_layout_model_init(&m, obj);
+	struct au_error *e = au_dwarf_read_layouts(obj, &m);
+	CHECK(!e);
+	if (!e) {
+		const struct layout_type *ap = nested_of(&m, "struct a", "p"), *aq = nested_of(&m, "struct a", "q");
+		const struct layout_type *bp = nested_of(&m, "struct b", "p"), *cp = nested_of(&m, "struct c", "p");
+		CHECK(ap && aq && bp && cp);
+		CHECK(ap != aq);                  /* one type: kept apart */
+		CHECK(bp == ap || bp == aq);      /* another type: shared */
+		CHECK(cp != ap && cp != aq);      /* another spelling */
+		CHECK(anon_of(&m, "struct a", 2) && anon_of(&m, "struct a", 2) == anon_of(&m, "struct b", 1));
+	}
+	au_layout_model_deinit(&m);
+	unlink(src);
+	unlink(obj);
+	rmdir(dir);
+}
+
 int main(void)
 {
+	test_dwarf_shares_anonymous_layouts();
 	char path[] = "/tmp/au-test-readers-XXXXXX";
 	write_btf_with_void_member(path);
 	test_btf_stand_ins_are_per_read(path);
