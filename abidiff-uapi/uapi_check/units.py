@@ -166,8 +166,11 @@ def header_slug(header, taken):
     return slug
 
 
-def _alone_cache(ident, lang, header):
-    h = hashlib.sha256(json.dumps(["alone-2", ident, lang, header, UNIT_FLAGS[lang], DEBUG_FLAGS],
+def _alone_cache(ident, lang, header, rel_inc):
+    """rel_inc (include/after) is in the key, unlike a main unit's: the object's DWARF names the
+    files under it, and a left-out header's object is checked against its own side's include
+    dir (dump OBJ --headers include/after), so a side never takes the other side's object."""
+    h = hashlib.sha256(json.dumps(["alone-3", ident, lang, header, rel_inc, UNIT_FLAGS[lang], DEBUG_FLAGS],
                                   sort_keys=True).encode())
     return os.path.join(cache_dir(), "alone", h.hexdigest()[:24])
 
@@ -223,11 +226,11 @@ def build_alone_unit(compiler, lang, key, header, inc, out, ident=None, full=Fal
     unit = os.path.join(out, "work", f"{key}.{ext}")
     obj = os.path.join(out, "obj", f"{key}.o")
     tmp_obj = os.path.join(out, "work", f"{key}.o")
-    cache = _alone_cache(ident, lang, header) if ident is not None else None
+    rel_inc = os.path.relpath(inc, out)
+    cache = _alone_cache(ident, lang, header, rel_inc) if ident is not None else None
     write_atomic(unit, f"#include <{header}>\n")
     if cache and not full and _load_alone(cache, inc, obj):
         return obj, None
-    rel_inc = os.path.relpath(inc, out)
     depfile = os.path.join(out, "work", f"{key}.d")
     rc, _, err = run(unit_command(compiler, lang, unit, tmp_obj, rel_inc, out) + ["-MD", "-MF", depfile],
                      cwd=out)

@@ -187,3 +187,23 @@ def test_alone_unit_cache_follows_the_files_it_reads(tmp_path, monkeypatch):
     assert build() == first and len(calls) == 2
     build(full=True)
     assert len(calls) == 3
+
+
+def test_alone_unit_cache_keeps_each_side_in_its_own_include_dir(tmp_path):
+    """The same header with the same bytes on both sides: the after side does not take the
+    before side's object, whose DWARF names include/before (dump --headers include/after of
+    it would find nothing)."""
+    out = tmp_path / "out"
+    for side in ("before", "after"):
+        (out / "include" / side / "linux").mkdir(parents=True)
+        (out / "include" / side / "linux" / "a.h").write_text("struct a { int x; };\n")
+    (out / "obj").mkdir()
+    (out / "work").mkdir()
+    ident = {"path": "gcc", "version": "gcc 12"}
+    for side in ("before", "after"):
+        obj, err = units.build_alone_unit("gcc", "c", f"c-{side}+linux-a", "linux/a.h",
+                                          str(out / "include" / side), str(out), ident=ident)
+        assert err is None
+        data = open(obj, "rb").read()
+        assert f"include/{side}".encode() in data
+        assert f"include/{'after' if side == 'before' else 'before'}".encode() not in data
