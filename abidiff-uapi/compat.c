@@ -230,10 +230,8 @@ static unsigned member_holds(struct classifier *k, const struct layout_member *m
 		return 0;
 	const char *key = strip_arrays(m->type->key);
 	unsigned h = scalar_holds(key, m->type->chain);
-	if (au_member_anon(m))
-		return h | type_holds(k, au_member_anon(m), depth + 1);
-	if (au_member_nested(m))
-		return h | type_holds(k, au_member_nested(m), depth + 1);
+	if (m->sub)   /* an anonymous member's layout, or a named one's anonymous type */
+		return h | type_holds(k, m->sub, depth + 1);
 	if (!key || h & HOLD_POINTER)
 		return h;
 	if (strncmp(key, "struct{", 7) == 0 || strncmp(key, "union{", 6) == 0) {
@@ -334,11 +332,6 @@ static int width_kind(unsigned h)
 	       : h & HOLD_LONG ? COMPAT_LONG_WIDTH : -1;
 }
 
-static bool same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
-
 /* An integer key of this many bits: "u32", "s32". */
 static bool integer_bits(const char *k, const char *bits)
 {
@@ -410,13 +403,13 @@ static void width_cause(struct classifier *k, const struct change *ch)
 	uint64_t where = f64->bit_offset;
 	const char *sizes = au_arena_printf(a, "%" PRIu64 " bytes (64-bit) vs %" PRIu64 " (32-bit)", m64->type->size, m32->type->size);
 	bool array = m32->type->key && m32->type->key[0] == '[';
-	bool same_decl = same_str(m64->type->name, m32->type->name);
+	bool same_decl = au_same_str(m64->type->name, m32->type->name);
 	/* A typedef that ends in long on the 64-bit ABI and in a 32-bit integer
 	 * on the other (__statfs_word: __kernel_long_t or __u32 by word size) is
 	 * long's width too; ending in anything else, it is declared per ABI. */
 	bool long_like = (h32 & HOLD_LONG) || (!same_decl && integer_bits(key32, "32"));
 	int w = width_kind(h32 | (h64 & ~(unsigned)HOLD_LONG) | (long_like ? h64 & HOLD_LONG : 0));
-	if (w < 0 && m32->type->embeds && is_time_struct(m32->type->embeds) && same_str(m32->type->embeds, m64->type->embeds))
+	if (w < 0 && m32->type->embeds && is_time_struct(m32->type->embeds) && au_same_str(m32->type->embeds, m64->type->embeds))
 		w = COMPAT_TIME_WIDTH;
 	const char *what = w == COMPAT_POINTER_WIDTH ? (array ? "an array of pointers" : "a pointer")
 			   : w == COMPAT_TIME_WIDTH ? "a time type"
@@ -432,15 +425,15 @@ static void width_cause(struct classifier *k, const struct change *ch)
 		add(k, (enum compat_cause_kind)w, name, NULL, where,
 		    au_arena_printf(a, "member %s: an anonymous type whose member %s is %s: %s", d, what,
 				 w == COMPAT_POINTER_WIDTH ? "a pointer" : "long", sizes));
-	} else if (m32->type->embeds && same_str(m32->type->embeds, m64->type->embeds)) {
+	} else if (m32->type->embeds && au_same_str(m32->type->embeds, m64->type->embeds)) {
 		add(k, COMPAT_MEMBER_TYPE, name, m32->type->embeds, where,
 		    au_arena_printf(a, "member %s: %s differs, %s", d, m32->type->embeds, sizes));
 	} else if (m32->type->key && m64->type->key && m32->type->key[0] == '[' && m64->type->key[0] == '[' &&
-		   same_str(key32, key64)) {
+		   au_same_str(key32, key64)) {
 		add(k, COMPAT_OTHER, name, NULL, where,
 		    au_arena_printf(a, "member %s: %s (64-bit) vs %s (32-bit), an array whose length the header computes "
 				    "per ABI: %s", d, m64->type->name, m32->type->name, sizes));
-	} else if (!same_decl || !same_str(m64->type->chain, m32->type->chain)) {
+	} else if (!same_decl || !au_same_str(m64->type->chain, m32->type->chain)) {
 		const char *how = !same_decl ? au_arena_printf(a, "declared %s on the 64-bit ABI and %s on the 32-bit one",
 							   m64->type->name, m32->type->name)
 					     : au_arena_printf(a, "%s is %s on the 64-bit ABI and %s on the 32-bit one",

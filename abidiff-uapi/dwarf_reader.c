@@ -905,15 +905,10 @@ struct shared_anon {
 	struct shared_anon *next;     /* another layout with the same key */
 };
 
-static bool same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
-
 static bool same_member_type(const struct layout_member_type *a, const struct layout_member_type *b)
 {
-	return a == b || (a->size == b->size && same_str(a->name, b->name) && same_str(a->key, b->key) &&
-			  same_str(a->chain, b->chain) && same_str(a->embeds, b->embeds));
+	return a == b || (a->size == b->size && au_same_str(a->name, b->name) && au_same_str(a->key, b->key) &&
+			  au_same_str(a->chain, b->chain) && au_same_str(a->embeds, b->embeds));
 }
 
 /* Everything a reader of the model can see is the same: names, places,
@@ -923,18 +918,18 @@ static bool same_layout(const struct layout_type *a, const struct layout_type *b
 	if (a->kind != b->kind || a->size != b->size || a->align != b->align || a->anonymous != b->anonymous ||
 	    a->is_typedef != b->is_typedef || a->nmembers != b->nmembers || a->nenumerators != b->nenumerators ||
 	    a->nflat != b->nflat || a->line != b->line || a->odr_next || b->odr_next ||
-	    !same_str(a->name, b->name) || !same_str(a->scope, b->scope) || !same_str(a->file, b->file))
+	    !au_same_str(a->name, b->name) || !au_same_str(a->scope, b->scope) || !au_same_str(a->file, b->file))
 		return false;
 	for (size_t i = 0; i < a->nmembers; i++) {
 		const struct layout_member *x = &a->members[i], *y = &b->members[i];
 		if (x->bit_offset != y->bit_offset || x->bit_size != y->bit_size || x->is_bitfield != y->is_bitfield ||
-		    x->flexible != y->flexible || x->sub != y->sub || !same_str(x->name, y->name) ||
+		    x->flexible != y->flexible || x->sub != y->sub || !au_same_str(x->name, y->name) ||
 		    !same_member_type(x->type, y->type))
 			return false;
 	}
 	for (size_t i = 0; i < a->nenumerators; i++) {
 		const struct layout_enumerator *x = &a->enumerators[i], *y = &b->enumerators[i];
-		if (x->value != y->value || x->is_unsigned != y->is_unsigned || !same_str(x->name, y->name))
+		if (x->value != y->value || x->is_unsigned != y->is_unsigned || !au_same_str(x->name, y->name))
 			return false;
 	}
 	return true;

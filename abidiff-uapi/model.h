@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "arena.h"
 #include "strmap.h"
@@ -189,6 +190,12 @@ struct layout_gap {
  * starting at base bits; returns the count, *ret malloc'd. Trailing padding
  * goes in *padding_bits. */
 size_t au_layout_gaps(const struct layout_type *t, uint64_t base, struct layout_gap **ret, uint64_t *padding_bits);
+
+/* Two strings that may be NULL are the same. */
+static inline bool au_same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
 
 /* The bit size a member occupies. */
 static inline uint64_t au_member_bits(const struct layout_member *m)
