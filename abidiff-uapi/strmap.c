@@ -110,3 +110,50 @@ void au_strmap_iput(struct strmap *m, uint64_t key, void *value)
 {
 	put(m, au_strmap_int_key, key, hash_int(key), value);
 }
+
+void au_intmap_init(struct intmap *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void au_intmap_deinit(struct intmap *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+static struct intmap_slot *int_find(const struct intmap *m, uint64_t key)
+{
+	size_t mask = m->capacity - 1;
+	for (size_t i = hash_int(key) & mask;; i = (i + 1) & mask) {
+		struct intmap_slot *s = &m->slots[i];
+		if (!s->value || s->key == key)
+			return s;
+	}
+}
+
+void *au_intmap_get(const struct intmap *m, uint64_t key)
+{
+	return m->capacity ? int_find(m, key)->value : NULL;
+}
+
+void au_intmap_put(struct intmap *m, uint64_t key, void *value)
+{
+	if (!value)
+		abort();   /* NULL marks an empty slot */
+	if ((m->count + 1) * 4 > m->capacity * 3) {
+		size_t oldcap = m->capacity;
+		struct intmap_slot *old = m->slots;
+		m->capacity = oldcap ? oldcap * 2 : 64;
+		m->slots = au_xcalloc(m->capacity, sizeof(*m->slots));
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].value)
+				*int_find(m, old[i].key) = old[i];
+		free(old);
+	}
+	struct intmap_slot *s = int_find(m, key);
+	if (!s->value)
+		m->count++;
+	s->key = key;
+	s->value = value;
+}

@@ -33,4 +33,25 @@ void au_strmap_put(struct strmap *m, const char *key, void *value);
 void *au_strmap_iget(const struct strmap *m, uint64_t key);
 void au_strmap_iput(struct strmap *m, uint64_t key, void *value);
 
+/* An integer-keyed map with 16-byte slots, for the one map that holds a
+ * slot per type DIE (a reader's DIE -> type_info map): values are never
+ * NULL, and a NULL value marks an empty slot. */
+struct intmap_slot {
+	uint64_t key;
+	void *value;
+};
+
+struct intmap {
+	struct intmap_slot *slots;
+	size_t capacity;    /* a power of two */
+	size_t count;
+};
+
+void au_intmap_init(struct intmap *m);
+void au_intmap_deinit(struct intmap *m);
+/* The value stored for key, or NULL. */
+void *au_intmap_get(const struct intmap *m, uint64_t key);
+/* Inserts or replaces; value must not be NULL. */
+void au_intmap_put(struct intmap *m, uint64_t key, void *value);
+
 #endif
