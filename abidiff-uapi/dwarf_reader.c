@@ -37,18 +37,16 @@
  * and a type that goes deeper is an error naming it, never a silent cut. */
 enum { MAX_DEPTH = 1024 };
 
-/* What we know of one type DIE, computed once. */
+/* What we know of one type DIE, computed once. 24 bytes: a read holds one
+ * per type DIE. What a member of the type shows (its spelling, key, chain,
+ * embedded aggregate and size) is the model's record in mt, made when the
+ * type is read and shared by every member of that type. */
 struct type_info {
-	const char *display;      /* as written */
-	const char *key;          /* canonical */
-	const char *embeds;       /* named aggregate held by value, or NULL */
-	const char *chain;        /* typedef chain, as layout_member.type_chain */
-	uint64_t size;
+	const struct layout_member_type *mt;   /* NULL only while busy */
+	struct layout_type *layout;   /* an anonymous struct/union: its layout, read once */
 	bool has_size;
 	bool flexible;            /* an array with no elements */
 	bool busy;                /* being computed: a cycle in corrupt input */
-	struct layout_type *layout;   /* an anonymous struct/union: its layout, read once */
-	const struct layout_member_type *member_type;   /* what members of this type share, made once */
 };
 
 struct reader {
@@ -56,7 +54,7 @@ struct reader {
 	const char *path;
 	bool big_endian;
 	unsigned address_size;
-	struct strmap infos;          /* DIE offset -> struct type_info * */
+	struct intmap infos;          /* DIE -> struct type_info * */
 	struct arena scratch;         /* the type_infos: freed when the read ends */
 	struct strmap names;          /* names copied into the model, each once */
 	struct strmap anon_names;     /* aggregate DIE -> typedef name */
@@ -360,12 +358,13 @@ static const char *decl_file(struct reader *r, Dwarf_Die *die)
 
 static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int depth);
 static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, const char *name, int depth);
-static struct layout_type *read_anonymous(struct reader *r, Dwarf_Die *die, int depth, const char **key);
+static struct layout_type *read_anonymous(struct reader *r, Dwarf_Die *die, int depth, const char **key,
+					  const struct layout_member_type ***member_type);
 
 static struct type_info *new_info(struct reader *r, Dwarf_Die *die)
 {
 	struct type_info *ti = au_arena_alloc(&r->scratch, sizeof(*ti));
-	au_strmap_iput(&r->infos, die_key(die), ti);
+	au_intmap_put(&r->infos, die_key(die), ti);
 	return ti;
 }
 
@@ -418,7 +417,8 @@ static int64_t subrange_count(Dwarf_Die *sub)
 	return -1;
 }
 
-static struct type_info *array_info(struct reader *r, Dwarf_Die *die, struct type_info *ti, int depth)
+static void array_info(struct reader *r, Dwarf_Die *die, struct type_info *ti, struct layout_member_type *d,
+		       int depth)
 {
 	Dwarf_Die elem;
 	struct type_info *et = NULL;
@@ -449,28 +449,28 @@ static struct type_info *array_info(struct reader *r, Dwarf_Die *die, struct typ
 		flexible = true;
 		count = 0;
 	}
-	const char *ed = et ? et->display : "void";
-	const char *ek = et ? et->key : TYPEKEY_VOID;
-	ti->display = au_arena_concat3(&r->model->arena, ed, au_strbuf_str(&dims), "");
+	const char *ed = et ? et->mt->name : "void";
+	const char *ek = et ? et->mt->key : TYPEKEY_VOID;
+	d->name = au_arena_concat3(&r->model->arena, ed, au_strbuf_str(&dims), "");
 	au_strbuf_release(&dims);
 	/* T[2][65] and T[130] are the same layout (and BTF, from pahole, keeps
 	 * only the latter): the key counts elements. */
-	ti->key = au_typekey_array(&r->model->arena, count, flexible, ek);
-	ti->embeds = et ? et->embeds : NULL;
-	ti->chain = et ? et->chain : NULL;
+	d->key = au_typekey_array(&r->model->arena, count, flexible, ek);
+	d->embeds = et ? et->mt->embeds : NULL;
+	d->chain = et ? et->mt->chain : NULL;
 	ti->flexible = flexible;
-	ti->size = flexible ? 0 : count * (et && et->has_size ? et->size : 0);
+	d->size = flexible ? 0 : count * (et && et->has_size ? et->mt->size : 0);
 	ti->has_size = true;
-	return ti;
 }
 
-static struct type_info *function_info(struct reader *r, Dwarf_Die *die, struct type_info *ti, int depth)
+static void function_info(struct reader *r, Dwarf_Die *die, struct type_info *ti, struct layout_member_type *d,
+			  int depth)
 {
 	Dwarf_Die ret;
 	const char *rk = TYPEKEY_VOID;
 	if (die_type(die, &ret)) {
 		struct type_info *rt = type_info_of(r, &ret, depth + 1);
-		rk = rt->key;
+		rk = rt->mt->key;
 	}
 	struct typekey_fn fn;
 	au_typekey_fn_init(&fn);
@@ -480,17 +480,16 @@ static struct type_info *function_info(struct reader *r, Dwarf_Die *die, struct 
 			int tag = dwarf_tag(&child);
 			if (tag == DW_TAG_formal_parameter) {
 				Dwarf_Die pt;
-				au_typekey_fn_param(&fn, die_type(&child, &pt) ? type_info_of(r, &pt, depth + 1)->key
+				au_typekey_fn_param(&fn, die_type(&child, &pt) ? type_info_of(r, &pt, depth + 1)->mt->key
 									: TYPEKEY_UNKNOWN);
 			} else if (tag == DW_TAG_unspecified_parameters) {
 				au_typekey_fn_param(&fn, TYPEKEY_VARARGS);
 			}
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
-	ti->key = au_typekey_fn_finish(&fn, &r->model->arena, rk);
-	ti->display = "function";
+	d->key = au_typekey_fn_finish(&fn, &r->model->arena, rk);
+	d->name = "function";
 	ti->has_size = false;
-	return ti;
 }
 
 /* gcc and clang spell base types differently; reports use one spelling so
@@ -549,7 +548,7 @@ static void too_deep(struct reader *r)
 
 static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int depth)
 {
-	struct type_info *ti = au_strmap_iget(&r->infos, die_key(die));
+	struct type_info *ti = au_intmap_get(&r->infos, die_key(die));
 	if (ti) {
 		if (ti->busy)
 			return &r->cycle;
@@ -558,8 +557,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	ti = new_info(r, die);
 	if (depth > MAX_DEPTH) {
 		too_deep(r);
-		ti->display = "?";
-		ti->key = TYPEKEY_TOO_DEEP;
+		ti->mt = au_member_type_new(&r->model->arena, "?", TYPEKEY_TOO_DEEP, NULL, NULL, 0);
 		return ti;
 	}
 	ti->busy = true;
@@ -569,27 +567,31 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	Dwarf_Word size = 0;
 	Dwarf_Die target;
 	struct type_info *tt;
+	/* What members of this type show; made into the model's record at the
+	 * end, unless one already made serves (from, shared). */
+	struct layout_member_type d = { 0 };
+	const struct layout_member_type *from = NULL, **shared = NULL;
 	switch (tag) {
 	case DW_TAG_base_type:
 		if (name && strcmp(name, "void") == 0) {
 			/* Some compilers (Intel's) spell void as a base type. */
-			ti->display = ti->key = TYPEKEY_VOID;
+			d.name = d.key = TYPEKEY_VOID;
 			break;
 		}
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
-		ti->size = size;
-		ti->display = name ? base_spelling(name) : "?";
-		ti->key = base_key(r, die, size);
-		ti->chain = ti->display;
+		d.size = size;
+		d.name = name ? base_spelling(name) : "?";
+		d.key = base_key(r, die, size);
+		d.chain = d.name;
 		break;
 	case DW_TAG_unspecified_type: /* decltype(nullptr) */
 		if (name && strcmp(name, "void") == 0) {
-			ti->display = ti->key = TYPEKEY_VOID;
+			d.name = d.key = TYPEKEY_VOID;
 			break;
 		}
-		ti->display = name ? name : "?";
-		ti->key = au_typekey_unspecified(&r->model->arena, ti->display);
-		ti->size = r->address_size;
+		d.name = name ? name : "?";
+		d.key = au_typekey_unspecified(&r->model->arena, d.name);
+		d.size = r->address_size;
 		ti->has_size = true;
 		break;
 	case DW_TAG_pointer_type:
@@ -602,18 +604,18 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 		const char *sigil = au_typekey_sigil(ks);
 		if (die_type(die, &target)) {
 			tt = type_info_of(r, &target, depth + 1);
-			ti->display = strcmp(tt->display, "function") == 0
+			d.name = strcmp(tt->mt->name, "function") == 0
 					      ? au_arena_printf(&r->model->arena, "%s", "function *")
-					      : au_arena_printf(&r->model->arena, "%s %s", tt->display, sigil);
-			ti->key = au_typekey_pointer(&r->model->arena, ks, tt->key);
+					      : au_arena_printf(&r->model->arena, "%s %s", tt->mt->name, sigil);
+			d.key = au_typekey_pointer(&r->model->arena, ks, tt->mt->key);
 		} else {
-			ti->display = au_arena_printf(&r->model->arena, "void %s", sigil);
-			ti->key = au_typekey_pointer(&r->model->arena, ks, TYPEKEY_VOID);
+			d.name = au_arena_printf(&r->model->arena, "void %s", sigil);
+			d.key = au_typekey_pointer(&r->model->arena, ks, TYPEKEY_VOID);
 		}
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
-		ti->size = ti->has_size ? size : r->address_size;
+		d.size = ti->has_size ? size : r->address_size;
 		ti->has_size = true;
-		ti->chain = sigil;
+		d.chain = sigil;
 		break;
 	}
 	case DW_TAG_typedef:
@@ -626,26 +628,29 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	case DW_TAG_shared_type:
 		if (die_type(die, &target)) {
 			tt = type_info_of(r, &target, depth + 1);
-			*ti = *tt;
-			ti->member_type = NULL;   /* the display and chain differ */
+			d = *tt->mt;
+			from = tt->mt;
+			ti->layout = tt->layout;
+			ti->has_size = tt->has_size;
+			ti->flexible = tt->flexible;
 		} else {
-			ti->key = TYPEKEY_VOID;
-			ti->display = "void";
-			ti->embeds = NULL;
+			d.key = TYPEKEY_VOID;
+			d.name = "void";
+			d.embeds = NULL;
 		}
 		if (tag == DW_TAG_typedef && name) {
-			ti->display = name;
-			ti->chain = ti->chain ? au_arena_printf(&r->model->arena, "%s>%s", name, ti->chain) : name;
+			d.name = name;
+			d.chain = d.chain ? au_arena_printf(&r->model->arena, "%s>%s", name, d.chain) : name;
 		} else if (tag == DW_TAG_const_type)
-			ti->display = au_arena_printf(&r->model->arena, "const %s", ti->display);
+			d.name = au_arena_printf(&r->model->arena, "const %s", d.name);
 		else if (tag == DW_TAG_volatile_type)
-			ti->display = au_arena_printf(&r->model->arena, "volatile %s", ti->display);
+			d.name = au_arena_printf(&r->model->arena, "volatile %s", d.name);
 		break;
 	case DW_TAG_array_type:
-		array_info(r, die, ti, depth);
+		array_info(r, die, ti, &d, depth);
 		break;
 	case DW_TAG_subroutine_type:
-		function_info(r, die, ti, depth);
+		function_info(r, die, ti, &d, depth);
 		break;
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
@@ -657,23 +662,23 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 		if (qualified)
 			name = qualified;   /* ns::S, as the model names it */
 		ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
-		ti->size = size;
+		d.size = size;
 		if (name) {
-			ti->display = au_typekey_named(&r->model->arena, prefix, name);
-			ti->key = ti->display;
+			d.name = au_typekey_named(&r->model->arena, prefix, name);
+			d.key = d.name;
 			if (tag != DW_TAG_enumeration_type)
-				ti->embeds = ti->display;
+				d.embeds = d.name;
 		} else if (tdname) {
-			ti->display = tdname;
-			ti->key = tdname;
+			d.name = tdname;
+			d.key = tdname;
 			if (tag != DW_TAG_enumeration_type)
-				ti->embeds = tdname;
+				d.embeds = tdname;
 		} else {
-			ti->layout = read_anonymous(r, die, depth + 1, &ti->key);
-			ti->display = tag == DW_TAG_union_type ? "union {...}"
+			ti->layout = read_anonymous(r, die, depth + 1, &d.key, &shared);
+			d.name = tag == DW_TAG_union_type ? "union {...}"
 				      : tag == DW_TAG_enumeration_type ? "enum {...}" : "struct {...}";
 		}
-		ti->chain = ti->display;
+		d.chain = d.name;
 		break;
 	}
 	default:
@@ -681,10 +686,19 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 			set_error(r, au_error_format("%s: corrupt .debug_info: a type reference leads to DIE 0x%llx, "
 						     "which is no type (tag 0x%x)", r->path,
 						     (unsigned long long)dwarf_dieoffset(die), (unsigned)tag));
-		ti->display = name ? name : "?";
-		ti->key = au_typekey_unknown(&r->model->arena, "tag", tag, ti->display);
+		d.name = name ? name : "?";
+		d.key = au_typekey_unknown(&r->model->arena, "tag", tag, d.name);
 		break;
 	}
+	if (from && d.size == from->size && au_same_str(d.name, from->name) && au_same_str(d.key, from->key) &&
+	    au_same_str(d.chain, from->chain) && au_same_str(d.embeds, from->embeds))
+		ti->mt = from;   /* a qualifier or typedef that changes nothing shown */
+	else if (shared && *shared)
+		ti->mt = *shared;   /* members of one shared anonymous layout share one record */
+	else
+		ti->mt = au_member_type_new(&r->model->arena, d.name, d.key, d.chain, d.embeds, d.size);
+	if (shared && !*shared)
+		*shared = ti->mt;
 	ti->busy = false;
 	return ti;
 }
@@ -837,7 +851,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			 * run time through the vtable: it is shown at offset 0. */
 			Dwarf_Word virt = 0;
 			virtual_base = ma_udata(&ma, MA_VIRTUALITY, &virt) && virt != DW_VIRTUALITY_none;
-			const char *bn = au_typekey_tag_name(ti->display);
+			const char *bn = au_typekey_tag_name(ti->mt->name);
 			m->name = mn = au_arena_printf(a, "%sbase %s", virtual_base ? "virtual " : "", bn);
 		} else if (mn && strncmp(mn, "_vptr", 5) == 0 && (mn[5] == '.' || mn[5] == '$') &&
 			   ma_get(&ma, MA_ARTIFICIAL)) {
@@ -845,9 +859,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			 * pointer whatever the class is called. */
 			m->name = mn = "_vptr (vtable pointer)";
 		}
-		if (!ti->member_type)
-			ti->member_type = au_member_type_new(a, ti->display, ti->key, ti->chain, ti->embeds, ti->size);
-		m->type = ti->member_type;
+		m->type = ti->mt;
 		m->flexible = ti->flexible;
 		if (mn && ti->layout && ti->layout->kind != LAYOUT_ENUM)
 			m->sub = ti->layout;
@@ -903,6 +915,7 @@ struct shared_anon {
 	const char *key;
 	unsigned long seq;            /* the top-level read that used it last */
 	struct shared_anon *next;     /* another layout with the same key */
+	const struct layout_member_type *member_type;   /* of members holding it, made once */
 };
 
 static bool same_member_type(const struct layout_member_type *a, const struct layout_member_type *b)
@@ -938,8 +951,10 @@ static bool same_layout(const struct layout_type *a, const struct layout_type *b
 /* An anonymous aggregate's layout, and its key in *key: a layout already in
  * the model when one is the same, else a copy of the one just read. Never one
  * already used by the type being read (its two members would then share a
- * container, which the comparer reads as one union). */
-static struct layout_type *read_anonymous(struct reader *r, Dwarf_Die *die, int depth, const char **key)
+ * container, which the comparer reads as one union). *member_type: where the
+ * layout's shared member type record is kept, or NULL after an error. */
+static struct layout_type *read_anonymous(struct reader *r, Dwarf_Die *die, int depth, const char **key,
+					  const struct layout_member_type ***member_type)
 {
 	struct arena *outer = r->body, *model = &r->model->arena;
 	r->body = &r->anon_tmp;
@@ -958,6 +973,7 @@ static struct layout_type *read_anonymous(struct reader *r, Dwarf_Die *die, int 
 		s->seq = r->top_seq;
 		res = s->t;
 		*key = s->key;
+		*member_type = &s->member_type;
 	} else {
 		res = au_arena_memdup(model, t, sizeof(*t));
 		if (t->nmembers)
@@ -968,8 +984,9 @@ static struct layout_type *read_anonymous(struct reader *r, Dwarf_Die *die, int 
 		*key = first ? first->key : au_arena_strdup(model, k);
 		if (!r->err) {
 			struct shared_anon *n = au_arena_alloc(&r->scratch, sizeof(*n));
-			*n = (struct shared_anon){ res, *key, r->top_seq, first };
+			*n = (struct shared_anon){ res, *key, r->top_seq, first, NULL };
 			au_strmap_put(&r->anon_shapes, *key, n);
+			*member_type = &n->member_type;
 		}
 	}
 	if (r->anon_depth == 0)
@@ -2060,7 +2077,8 @@ struct au_error *au_dwarf_read_layouts_fd(const char *path, int fd, struct layou
 static struct au_error *read_fd(const char *path, int fd, struct layout_model *model,
 				const struct dwarf_read_options *opts, bool member)
 {
-	struct reader r = { .model = model, .path = path, .cycle = { .display = "?", .key = TYPEKEY_CYCLE } };
+	struct reader r = { .model = model, .path = path };
+	r.cycle.mt = au_member_type_new(&model->arena, "?", TYPEKEY_CYCLE, NULL, NULL, 0);
 	struct input_facts facts = { 0 };
 	struct au_error *err = NULL;
 	err = check_elf(path, fd, &facts);
@@ -2114,7 +2132,7 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 		dwfl_end(dwfl);
 		return err;
 	}
-	au_strmap_init(&r.infos);
+	au_intmap_init(&r.infos);
 	au_arena_init(&r.scratch);
 	r.body = &model->arena;
 	au_arena_init(&r.anon_tmp);
@@ -2191,7 +2209,7 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 					  "no layout to compare", path, r.units / 2, r.units / 2 == 1 ? "" : "s");
 	au_strmap_deinit(&r.anon_shapes);
 	au_arena_deinit(&r.anon_tmp);
-	au_strmap_deinit(&r.infos);
+	au_intmap_deinit(&r.infos);
 	au_arena_deinit(&r.scratch);
 	au_strmap_deinit(&r.names);
 	au_strmap_deinit(&r.anon_names);
