@@ -260,7 +260,8 @@ static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, con
 		lm->name = name_of(r, m[i].name_off);
 		struct btf_info *ti = info_of(r, m[i].type, depth + 1);
 		if (!ti->member_type)
-			ti->member_type = au_member_type_new(a, ti->display, ti->key, NULL, ti->embeds, ti->size);
+			ti->member_type = au_member_type_new(a, ti->display, ti->key, NULL, ti->embeds, ti->size,
+							     ti->layout);
 		lm->type = ti->member_type;
 		lm->flexible = ti->flexible;
 		lm->bit_offset = btf_member_bit_offset(t, i);
@@ -272,13 +273,8 @@ static struct layout_type *read_aggregate(struct btf_reader *r, uint32_t id, con
 			bits = btf_int_bits(st);
 			lm->bit_offset += btf_int_offset(st);
 		}
-		if (lm->name && ti->layout && ti->layout->kind != LAYOUT_ENUM)
-			lm->sub = ti->layout;
 		lm->is_bitfield = bits != 0;
 		lm->bit_size = bits;
-		if (!lm->name && st && (btf_is_struct(st) || btf_is_union(st)) && !name_of(r, st->name_off) &&
-		    !r->anon_names[sid])
-			lm->sub = info_of(r, sid, depth + 1)->layout;
 	}
 	lt->nflat = au_layout_count_flat(lt);
 	if (lt->nflat > LAYOUT_MAX_FLAT && !r->err)

@@ -230,8 +230,8 @@ static unsigned member_holds(struct classifier *k, const struct layout_member *m
 		return 0;
 	const char *key = strip_arrays(m->type->key);
 	unsigned h = scalar_holds(key, m->type->chain);
-	if (m->sub)   /* an anonymous member's layout, or a named one's anonymous type */
-		return h | type_holds(k, m->sub, depth + 1);
+	if (m->type->layout)   /* an anonymous member's layout, or a named one's anonymous type */
+		return h | type_holds(k, m->type->layout, depth + 1);
 	if (!key || h & HOLD_POINTER)
 		return h;
 	if (strncmp(key, "struct{", 7) == 0 || strncmp(key, "union{", 6) == 0) {

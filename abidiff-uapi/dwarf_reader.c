@@ -557,7 +557,7 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 	ti = new_info(r, die);
 	if (depth > MAX_DEPTH) {
 		too_deep(r);
-		ti->mt = au_member_type_new(&r->model->arena, "?", TYPEKEY_TOO_DEEP, NULL, NULL, 0);
+		ti->mt = au_member_type_new(&r->model->arena, "?", TYPEKEY_TOO_DEEP, NULL, NULL, 0, NULL);
 		return ti;
 	}
 	ti->busy = true;
@@ -690,13 +690,14 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 		d.key = au_typekey_unknown(&r->model->arena, "tag", tag, d.name);
 		break;
 	}
-	if (from && d.size == from->size && au_same_str(d.name, from->name) && au_same_str(d.key, from->key) &&
+	if (from && d.size == from->size && ti->layout == from->layout && au_same_str(d.name, from->name) &&
+	    au_same_str(d.key, from->key) &&
 	    au_same_str(d.chain, from->chain) && au_same_str(d.embeds, from->embeds))
 		ti->mt = from;   /* a qualifier or typedef that changes nothing shown */
 	else if (shared && *shared)
 		ti->mt = *shared;   /* members of one shared anonymous layout share one record */
 	else
-		ti->mt = au_member_type_new(&r->model->arena, d.name, d.key, d.chain, d.embeds, d.size);
+		ti->mt = au_member_type_new(&r->model->arena, d.name, d.key, d.chain, d.embeds, d.size, ti->layout);
 	if (shared && !*shared)
 		*shared = ti->mt;
 	ti->busy = false;
@@ -861,8 +862,6 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		}
 		m->type = ti->mt;
 		m->flexible = ti->flexible;
-		if (mn && ti->layout && ti->layout->kind != LAYOUT_ENUM)
-			m->sub = ti->layout;
 		Dwarf_Word bs;
 		if (ma_udata(&ma, MA_BIT_SIZE, &bs)) {
 			if (bs > UINT32_MAX) {
@@ -882,22 +881,6 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 						 mn ? mn : "(anonymous)", au_layout_kind_name(t->kind),
 						 name ? name : "(anonymous)"));
 			return t;
-		}
-		if (!mn) {
-			/* An anonymous struct/union member is shown in place; its
-			 * fields are reached by their own names. */
-			Dwarf_Die base = mt;
-			for (int i = 0; i < MAX_DEPTH; i++) {
-				int bt = dwarf_tag(&base);
-				if (bt != DW_TAG_const_type && bt != DW_TAG_volatile_type && bt != DW_TAG_typedef)
-					break;
-				if (!die_type(&base, &base))
-					break;
-			}
-			int bt = dwarf_tag(&base);
-			if ((bt == DW_TAG_structure_type || bt == DW_TAG_union_type || bt == DW_TAG_class_type) &&
-			    !die_name(r, &base) && !au_strmap_iget(&r->anon_names, die_key(&base)))
-				m->sub = type_info_of(r, &base, depth + 1)->layout;
 		}
 		t->nmembers++;
 		if (r->err)
@@ -920,7 +903,8 @@ struct shared_anon {
 
 static bool same_member_type(const struct layout_member_type *a, const struct layout_member_type *b)
 {
-	return a == b || (a->size == b->size && au_same_str(a->name, b->name) && au_same_str(a->key, b->key) &&
+	return a == b || (a->size == b->size && a->layout == b->layout && au_same_str(a->name, b->name) &&
+			  au_same_str(a->key, b->key) &&
 			  au_same_str(a->chain, b->chain) && au_same_str(a->embeds, b->embeds));
 }
 
@@ -936,7 +920,7 @@ static bool same_layout(const struct layout_type *a, const struct layout_type *b
 	for (size_t i = 0; i < a->nmembers; i++) {
 		const struct layout_member *x = &a->members[i], *y = &b->members[i];
 		if (x->bit_offset != y->bit_offset || x->bit_size != y->bit_size || x->is_bitfield != y->is_bitfield ||
-		    x->flexible != y->flexible || x->sub != y->sub || !au_same_str(x->name, y->name) ||
+		    x->flexible != y->flexible || !au_same_str(x->name, y->name) ||
 		    !same_member_type(x->type, y->type))
 			return false;
 	}
@@ -2078,7 +2062,7 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 				const struct dwarf_read_options *opts, bool member)
 {
 	struct reader r = { .model = model, .path = path };
-	r.cycle.mt = au_member_type_new(&model->arena, "?", TYPEKEY_CYCLE, NULL, NULL, 0);
+	r.cycle.mt = au_member_type_new(&model->arena, "?", TYPEKEY_CYCLE, NULL, NULL, 0, NULL);
 	struct input_facts facts = { 0 };
 	struct au_error *err = NULL;
 	err = check_elf(path, fd, &facts);

@@ -48,7 +48,8 @@ void au_layout_model_reindex(struct layout_model *m)
 }
 
 const struct layout_member_type *au_member_type_new(struct arena *a, const char *name, const char *key,
-						    const char *chain, const char *embeds, uint64_t size)
+						    const char *chain, const char *embeds, uint64_t size,
+						    struct layout_type *layout)
 {
 	struct layout_member_type *lmt = au_arena_alloc(a, sizeof(*lmt));
 	lmt->name = name;
@@ -56,6 +57,7 @@ const struct layout_member_type *au_member_type_new(struct arena *a, const char 
 	lmt->chain = chain;
 	lmt->embeds = embeds;
 	lmt->size = size;
+	lmt->layout = layout && layout->kind != LAYOUT_ENUM ? layout : NULL;
 	return lmt;
 }
 

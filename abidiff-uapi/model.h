@@ -40,17 +40,18 @@ struct layout_member_type {
 	 * for "embeds a changed struct": "struct foo", or NULL. */
 	const char *embeds;
 	uint64_t size;            /* bytes (0 for a flexible array) */
+	/* The layout of the anonymous struct or union this type is (through
+	 * qualifiers), else NULL; never an enum's. Without a name, a member of
+	 * this type is an anonymous member, shown in place (au_member_anon);
+	 * with one, union { ... } u, which the comparer follows as u.p.x member
+	 * by member (au_member_nested). Kept here, not in each member: a model
+	 * holds millions of members and far fewer types. */
+	struct layout_type *layout;
 };
 
 struct layout_member {
 	const char *name;         /* NULL for an anonymous struct/union member or an unnamed bitfield */
 	const struct layout_member_type *type;   /* never NULL */
-	/* The layout of an anonymous struct or union the member holds, else NULL.
-	 * Without a name, an anonymous member, shown in place (au_member_anon);
-	 * with one, union { ... } u, which the comparer follows as u.p.x member
-	 * by member (au_member_nested). One field for both: a model holds
-	 * millions of members. */
-	struct layout_type *sub;
 	uint64_t bit_offset;      /* from the start of the aggregate that declares it */
 	uint32_t bit_size;        /* bitfields only (is_bitfield): the width; see au_member_bits */
 	bool is_bitfield;
@@ -60,13 +61,13 @@ struct layout_member {
 /* An anonymous struct/union member's layout, or NULL. */
 static inline struct layout_type *au_member_anon(const struct layout_member *m)
 {
-	return m->name ? NULL : m->sub;
+	return m->name ? NULL : m->type->layout;
 }
 
 /* A named member's anonymous struct/union type's layout, or NULL. */
 static inline struct layout_type *au_member_nested(const struct layout_member *m)
 {
-	return m->name ? m->sub : NULL;
+	return m->name ? m->type->layout : NULL;
 }
 
 /* Bytes of the member's type (0 for a flexible array). */
@@ -82,13 +83,15 @@ struct layout_enumerator {
 };
 
 struct layout_type {
+	/* 96 bytes, the small fields first: a model holds hundreds of
+	 * thousands of types. */
 	enum layout_kind kind;
-	/* "struct foo", "union foo", "enum foo", or the typedef name of a
-	 * typedef'd anonymous aggregate; NULL for an anonymous member type. */
-	const char *name;
-	/* The type it is nested in, as g++ nests named types ("struct outer"),
-	 * or NULL at file scope. C puts the same types at file scope. */
-	const char *scope;
+	unsigned line;
+	/* Members reached when anonymous members are expanded in place. Readers
+	 * share the layout of an anonymous type between its uses, so corrupt
+	 * input could make expansion exponential; readers reject a type whose
+	 * count passes LAYOUT_MAX_FLAT (au_layout_count_flat stops there). */
+	uint32_t nflat;
 	/* An anonymous enum, named "enum {FIRST}" after its first enumerator:
 	 * its enumerators are named constants, paired by name across the whole
 	 * object rather than by the enum's name. */
@@ -96,28 +99,29 @@ struct layout_type {
 	/* The name is a typedef's (typedef struct {...} NAME, or "*NAME" for
 	 * typedef struct {...} *NAME), not a tag: set by the readers. */
 	bool is_typedef;
+	/* "struct foo", "union foo", "enum foo", or the typedef name of a
+	 * typedef'd anonymous aggregate; NULL for an anonymous member type. */
+	const char *name;
+	/* The type it is nested in, as g++ nests named types ("struct outer"),
+	 * or NULL at file scope. C puts the same types at file scope. */
+	const char *scope;
 	/* Other definitions of this name in the same object with another layout
 	 * (two units of one library disagree: an ODR violation), each read in
 	 * full. The model's type is the definition whose layout sorts first, so
 	 * link order changes nothing; the rest follow in that order. */
 	struct layout_type *odr_next;
-	const char *file;         /* declaring file, absolute when known, else NULL */
-	unsigned line;
+	const char *file;         /* declaring file, absolute when known, else NULL (line: above) */
 	uint64_t size;            /* bytes */
 	uint64_t align;           /* explicit alignment (DW_AT_alignment), 0 if unknown */
 	size_t nmembers;
 	struct layout_member *members;
 	size_t nenumerators;
 	struct layout_enumerator *enumerators;
-	/* Members reached when anonymous members are expanded in place. Readers
-	 * share the layout of an anonymous type between its uses, so corrupt
-	 * input could make expansion exponential; readers reject a type whose
-	 * count passes LAYOUT_MAX_FLAT. */
-	size_t nflat;
 };
 
 enum { LAYOUT_MAX_FLAT = 1 << 20 };
-/* nflat of t from its members' (anonymous members' nflat already set). */
+/* nflat of t from its members' (anonymous members' nflat already set), at
+ * most LAYOUT_MAX_FLAT + 1. */
 size_t au_layout_count_flat(const struct layout_type *t);
 
 enum layout_lang { LANG_UNKNOWN, LANG_C, LANG_CXX, LANG_OTHER };
@@ -142,9 +146,12 @@ bool au_layout_model_add(struct layout_model *m, struct layout_type *t);
 void au_layout_model_append(struct layout_model *m, struct layout_type *t);
 void au_layout_model_reindex(struct layout_model *m);
 struct layout_type *au_layout_model_find(const struct layout_model *m, const char *name);
-/* A member type record in arena a (the readers make one per type they meet). */
+/* A member type record in arena a (the readers make one per type they meet);
+ * layout: the type's anonymous struct or union layout (an enum's is
+ * dropped), or NULL. */
 const struct layout_member_type *au_member_type_new(struct arena *a, const char *name, const char *key,
-						    const char *chain, const char *embeds, uint64_t size);
+						    const char *chain, const char *embeds, uint64_t size,
+						    struct layout_type *layout);
 /* Sorts types by name, for stable output whatever the reader's order. */
 void au_layout_model_sort(struct layout_model *m);
 /* Keeps only the types for which keep() is true. */

@@ -43,6 +43,13 @@ static struct layout_type *agg(struct layout_model *m, enum layout_kind kind, co
 	return t;
 }
 
+/* The member's type is the anonymous struct or union u (agg gives each
+ * member a type record of its own). */
+static void holds(struct layout_member *lm, struct layout_type *u)
+{
+	((struct layout_member_type *)lm->type)->layout = u;
+}
+
 static enum finding_status status(const struct comparison *c, const char *name)
 {
 	for (size_t i = 0; i < c->nfindings; i++)
@@ -65,7 +72,7 @@ static void test_statuses(void)
 				    (struct mdef[]){ { "class", 0, 1, "u8" }, { "_class", 0, 1, "u8" } }, 2);
 	struct layout_type *al = agg(&b, LAYOUT_STRUCT, "struct al", 2,
 				     (struct mdef[]){ { NULL, 0, 1, "union{}" }, { "cmd", 1, 1, "u8" } }, 2);
-	al->members[0].sub = u;
+	holds(&al->members[0], u);
 	/* renamed */
 	agg(&a, LAYOUT_STRUCT, "struct rn", 1, (struct mdef[]){ { "class", 0, 1, "u8" } }, 1);
 	agg(&b, LAYOUT_STRUCT, "struct rn", 1, (struct mdef[]){ { "_class", 0, 1, "u8" } }, 1);
@@ -126,7 +133,7 @@ static void test_flatten(void)
 	struct layout_type *u = agg(&m, LAYOUT_UNION, NULL, 4, (struct mdef[]){ { "a", 0, 4, "u32" }, { "b", 0, 4, "s32" } }, 2);
 	struct layout_type *s = agg(&m, LAYOUT_STRUCT, "struct s", 12,
 				    (struct mdef[]){ { "x", 0, 4, "u32" }, { NULL, 4, 4, "union{}" }, { "z", 8, 0, "struct{}0" } }, 3);
-	s->members[1].sub = u;
+	holds(&s->members[1], u);
 	struct flat_member *f;
 	size_t n = au_layout_flatten(s, &f);
 	/* x, a and b reachable by name at absolute offsets; the empty filler is not. */

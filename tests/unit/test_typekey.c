@@ -132,7 +132,6 @@ static void test_named(struct arena *a)
 static void test_anon(struct arena *a)
 {
 	static const struct layout_member_type u32 = { .key = "u32", .size = 4 };
-	static const struct layout_member_type x = { .key = "x", .size = 8 };
 	static const struct layout_member_type u8 = { .key = "u8", .size = 1 };
 	struct layout_member ms[2] = {
 		{ .name = "lo", .bit_offset = 0, .type = &u32 },
@@ -155,7 +154,8 @@ static void test_anon(struct arena *a)
 	CHECK_STR(au_typekey_anon(a, &s2), k);
 	/* An anonymous member's fields are reached in place: the same key. */
 	struct layout_type inner = { .kind = LAYOUT_STRUCT, .size = 8, .nmembers = 2, .members = ms };
-	struct layout_member wrap = { .sub = &inner, .type = &x };
+	const struct layout_member_type x = { .key = "x", .size = 8, .layout = &inner };
+	struct layout_member wrap = { .type = &x };
 	struct layout_type outer = { .kind = LAYOUT_STRUCT, .size = 8, .nmembers = 1, .members = &wrap };
 	CHECK_STR(au_typekey_anon(a, &outer), k);
 	/* A long shape becomes a hash: bounded, still distinct per shape. */
