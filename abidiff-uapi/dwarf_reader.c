@@ -78,6 +78,7 @@ struct reader {
 	unsigned long top_seq;        /* counts the types read at the top */
 	size_t odr_conflicts;
 	struct strmap files;          /* interned declaring files */
+	struct intmap file_memo;      /* libdw's file name -> struct file_memo */
 	const char *comp_dir;
 	const char *default_comp_dir; /* for units that have none */
 	bool no_files;                /* this unit's file table is unreadable */
@@ -313,13 +314,25 @@ static bool attr_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *ret)
 }
 
 /* Lexically normalised absolute path of a declaring file. */
+/* A unit's types name a few of its files many times over; libdw hands out
+ * the same string for each, so the path made from it is remembered, with
+ * the unit directory it was joined to. */
+struct file_memo {
+	const char *comp_dir;
+	const char *path;
+};
+
 static const char *decl_file(struct reader *r, Dwarf_Die *die)
 {
 	if (r->no_files)
 		return NULL;
 	const char *f = dwarf_decl_file(die);
+	struct file_memo *memo = f ? au_intmap_get(&r->file_memo, (uintptr_t)f) : NULL;
+	if (memo && memo->comp_dir == r->comp_dir)
+		return memo->path;
 	if (!string_ok_or_built(r, f))
 		return NULL;
+	const char *raw = f;
 	char *joined = NULL;
 	if (f[0] != '/' && r->comp_dir)
 		f = joined = au_xasprintf("%s/%s", r->comp_dir, f);
@@ -353,6 +366,11 @@ static const char *decl_file(struct reader *r, Dwarf_Die *die)
 	}
 	au_strbuf_release(&out);
 	free(joined);
+	if (!memo) {
+		memo = au_arena_alloc(&r->scratch, sizeof(*memo));
+		au_intmap_put(&r->file_memo, (uintptr_t)raw, memo);
+	}
+	*memo = (struct file_memo){ r->comp_dir, res };
 	return res;
 }
 
@@ -2183,6 +2201,7 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 	au_strmap_init(&r.qual_names);
 	au_strmap_init(&r.decl_scopes);
 	au_strmap_init(&r.files);
+	au_intmap_init(&r.file_memo);
 	au_strmap_init(&r.visited[0]);
 	au_strmap_init(&r.visited[1]);
 	struct alt_file alt = { .fd = -1 };
@@ -2257,6 +2276,7 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 	au_strmap_deinit(&r.qual_names);
 	au_strmap_deinit(&r.decl_scopes);
 	au_strmap_deinit(&r.files);
+	au_intmap_deinit(&r.file_memo);
 	au_strmap_deinit(&r.visited[0]);
 	au_strmap_deinit(&r.visited[1]);
 	if (own_dw)
