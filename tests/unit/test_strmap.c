@@ -1,0 +1,79 @@
+/* Unit tests for strmap.c: the string map and the integer map with 16-byte
+ * slots that holds a DWARF read's DIE -> type_info entries. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strmap.h"
+
+#include "check.h"
+
+static void test_intmap(void)
+{
+	struct intmap m;
+	au_intmap_init(&m);
+	CHECK(au_intmap_get(&m, 42) == NULL);   /* empty, never grown */
+	CHECK(sizeof(struct intmap_slot) == 16);
+	/* Keys as a reader makes them: addresses a few bytes apart, and 0. */
+	enum { N = 200000 };
+	static int values[N];
+	for (uint64_t i = 0; i < N; i++)
+		au_intmap_put(&m, 0x7f0000001000ull + 13 * i, &values[i]);
+	au_intmap_put(&m, 0, &values[0]);
+	CHECK(m.count == N + 1);
+	CHECK(m.capacity >= (N + 1) * 4 / 3 && (m.capacity & (m.capacity - 1)) == 0);
+	size_t wrong = 0;
+	for (uint64_t i = 0; i < N; i++)
+		wrong += au_intmap_get(&m, 0x7f0000001000ull + 13 * i) != &values[i];
+	CHECK(wrong == 0);
+	CHECK(au_intmap_get(&m, 0) == &values[0]);
+	/* Keys never put are absent, between and beyond the ones that are. */
+	size_t found = 0;
+	for (uint64_t i = 0; i < N; i++)
+		found += au_intmap_get(&m, 0x7f0000001000ull + 13 * i + 1) != NULL;
+	CHECK(found == 0);
+	CHECK(au_intmap_get(&m, UINT64_MAX) == NULL);
+	/* Putting a key again replaces its value and adds no entry. */
+	au_intmap_put(&m, 0x7f0000001000ull, &values[7]);
+	CHECK(au_intmap_get(&m, 0x7f0000001000ull) == &values[7]);
+	CHECK(m.count == N + 1);
+	au_intmap_deinit(&m);
+	CHECK(m.slots == NULL && m.count == 0 && au_intmap_get(&m, 0) == NULL);
+}
+
+static void test_strmap(void)
+{
+	struct strmap m;
+	au_strmap_init(&m);
+	CHECK(au_strmap_get(&m, "x") == NULL);
+	enum { N = 5000 };
+	static char names[N][16];
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "class_%d", i);
+		au_strmap_put(&m, names[i], names[i]);
+	}
+	size_t wrong = 0;
+	char probe[16];
+	for (int i = 0; i < N; i++) {
+		/* Found by content, not by the key's address. */
+		snprintf(probe, sizeof(probe), "class_%d", i);
+		wrong += au_strmap_get(&m, probe) != names[i];
+	}
+	CHECK(wrong == 0);
+	CHECK(au_strmap_get(&m, "class_") == NULL && au_strmap_get(&m, "class_5000") == NULL);
+	/* Integer keys in their own map. */
+	struct strmap im;
+	au_strmap_init(&im);
+	au_strmap_iput(&im, 7, names[1]);
+	CHECK(au_strmap_iget(&im, 7) == names[1] && au_strmap_iget(&im, 8) == NULL);
+	au_strmap_deinit(&im);
+	au_strmap_deinit(&m);
+}
+
+int main(void)
+{
+	test_intmap();
+	test_strmap();
+	return check_summary("test_strmap");
+}
