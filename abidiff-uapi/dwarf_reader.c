@@ -769,6 +769,18 @@ static bool member_bit_offset(struct reader *r, struct member_attrs *ma, uint64_
 	return true;
 }
 
+/* A frame's growing array: starts in local (cap entries on the stack),
+ * doubles on the heap. */
+static void *grow_buffer(void *buf, void *local, size_t *cap, size_t size)
+{
+	void *bigger = au_xmalloc(2 * *cap * size);
+	memcpy(bigger, buf, *cap * size);
+	if (buf != local)
+		free(buf);
+	*cap *= 2;
+	return bigger;
+}
+
 static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, const char *name, int depth)
 {
 	struct arena *a = &r->model->arena;
@@ -795,25 +807,23 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 		return t;
 	}
 
-	/* Two passes: count, then fill, so arrays live in the arena. */
-	size_t n = 0;
+	/* One pass over the children (each step of dwarf_siblingof rescans a
+	 * child's attributes): they are gathered in this frame's buffer, on the
+	 * stack while few, and copied to the arena at the end. Nested reads of
+	 * member types have frames and buffers of their own. */
 	Dwarf_Die child;
-	if (dwarf_child(die, &child) == 0) {
-		do {
-			int ct = dwarf_tag(&child);
-			if ((t->kind == LAYOUT_ENUM && ct == DW_TAG_enumerator) ||
-			    (t->kind != LAYOUT_ENUM && (ct == DW_TAG_member || ct == DW_TAG_inheritance)))
-				n++;
-		} while (dwarf_siblingof(&child, &child) == 0);
-	}
 	if (t->kind == LAYOUT_ENUM) {
-		t->enumerators = au_arena_alloc(r->body, (n ? n : 1) * sizeof(*t->enumerators));
+		struct layout_enumerator local[16], *buf = local;
+		size_t cap = sizeof(local) / sizeof(local[0]);
 		if (dwarf_child(die, &child) != 0)
-			return t;
+			goto enum_done;
 		do {
-			if (dwarf_tag(&child) != DW_TAG_enumerator || t->nenumerators >= n)
+			if (dwarf_tag(&child) != DW_TAG_enumerator)
 				continue;
-			struct layout_enumerator *e = &t->enumerators[t->nenumerators];
+			if (t->nenumerators == cap)
+				buf = grow_buffer(buf, local, &cap, sizeof(*buf));
+			struct layout_enumerator *e = &buf[t->nenumerators];
+			memset(e, 0, sizeof(*e));
 			Dwarf_Attribute attr;
 			const char *en = die_name(r, &child);
 			if (!en || !dwarf_attr(&child, DW_AT_const_value, &attr))
@@ -837,22 +847,30 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			e->name = intern(r, en);
 			t->nenumerators++;
 		} while (dwarf_siblingof(&child, &child) == 0);
+	enum_done:
+		t->enumerators = au_arena_memdup(r->body, buf, t->nenumerators * sizeof(*buf));
+		if (buf != local)
+			free(buf);
 		return t;
 	}
 
-	t->members = au_arena_alloc(r->body, (n ? n : 1) * sizeof(*t->members));
+	struct layout_member local[16], *buf = local;
+	size_t cap = sizeof(local) / sizeof(local[0]);
 	if (dwarf_child(die, &child) != 0)
-		return t;
+		goto done;
 	do {
 		int ctag = dwarf_tag(&child);
-		if ((ctag != DW_TAG_member && ctag != DW_TAG_inheritance) || t->nmembers >= n)
+		if (ctag != DW_TAG_member && ctag != DW_TAG_inheritance)
 			continue;
 		struct member_attrs ma;
 		read_member_attrs(&child, &ma);
 		bool decl = false;
 		if (ma_get(&ma, MA_DECLARATION) && dwarf_formflag(ma_get(&ma, MA_DECLARATION), &decl) == 0 && decl)
 			continue;   /* a C++ static member */
-		struct layout_member *m = &t->members[t->nmembers];
+		if (t->nmembers == cap)
+			buf = grow_buffer(buf, local, &cap, sizeof(*buf));
+		struct layout_member *m = &buf[t->nmembers];
+		memset(m, 0, sizeof(*m));
 		const char *mn = attr_name(r, ma_get(&ma, MA_NAME));
 		m->name = intern(r, mn);
 		Dwarf_Die mt;
@@ -860,7 +878,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			set_error(r, au_error_format("%s: member %s of %s %s has no type", r->path,
 						 mn ? mn : "(anonymous)", au_layout_kind_name(t->kind),
 						 name ? name : "(anonymous)"));
-			return t;
+			goto done;
 		}
 		struct type_info *ti = type_info_of(r, &mt, depth + 1);
 		bool virtual_base = false;
@@ -886,7 +904,7 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 				set_error(r, au_error_format("%s: member %s of %s %s: a bitfield of %" PRIu64 " bits",
 							 r->path, mn ? mn : "(anonymous)", au_layout_kind_name(t->kind),
 							 name ? name : "(anonymous)", (uint64_t)bs));
-				return t;
+				goto done;
 			}
 			m->is_bitfield = true;
 			m->bit_size = (uint32_t)bs;
@@ -898,12 +916,18 @@ static struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, cons
 			set_error(r, au_error_format("%s: member %s of %s %s: unreadable offset", r->path,
 						 mn ? mn : "(anonymous)", au_layout_kind_name(t->kind),
 						 name ? name : "(anonymous)"));
-			return t;
+			goto done;
 		}
 		t->nmembers++;
 		if (r->err)
-			return t;
+			goto done;
 	} while (dwarf_siblingof(&child, &child) == 0);
+done:
+	t->members = au_arena_memdup(r->body, buf, t->nmembers * sizeof(*buf));
+	if (buf != local)
+		free(buf);
+	if (r->err)
+		return t;
 	t->nflat = au_layout_count_flat(t);
 	if (t->nflat > LAYOUT_MAX_FLAT)
 		set_error(r, au_error_format("%s: corrupt .debug_info: %s %s expands to over %d members", r->path,
