@@ -313,7 +313,6 @@ static bool attr_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *ret)
 	return dwarf_formudata(&attr, ret) == 0;
 }
 
-/* Lexically normalised absolute path of a declaring file. */
 /* A unit's types name a few of its files many times over; libdw hands out
  * the same string for each, so the path made from it is remembered, with
  * the unit directory it was joined to. */
@@ -322,6 +321,7 @@ struct file_memo {
 	const char *path;
 };
 
+/* Lexically normalised absolute path of a declaring file. */
 static const char *decl_file(struct reader *r, Dwarf_Die *die)
 {
 	if (r->no_files)
@@ -564,6 +564,13 @@ static void too_deep(struct reader *r)
 				     r->current ? r->current : "a type", MAX_DEPTH));
 }
 
+static bool same_member_type(const struct layout_member_type *a, const struct layout_member_type *b)
+{
+	return a == b || (a->size == b->size && a->layout == b->layout && au_same_str(a->name, b->name) &&
+			  au_same_str(a->key, b->key) &&
+			  au_same_str(a->chain, b->chain) && au_same_str(a->embeds, b->embeds));
+}
+
 static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int depth)
 {
 	struct type_info *ti = au_intmap_get(&r->infos, die_key(die));
@@ -708,9 +715,8 @@ static struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int dept
 		d.key = au_typekey_unknown(&r->model->arena, "tag", tag, d.name);
 		break;
 	}
-	if (from && d.size == from->size && ti->layout == from->layout && au_same_str(d.name, from->name) &&
-	    au_same_str(d.key, from->key) &&
-	    au_same_str(d.chain, from->chain) && au_same_str(d.embeds, from->embeds))
+	d.layout = ti->layout;
+	if (from && same_member_type(&d, from))
 		ti->mt = from;   /* a qualifier or typedef that changes nothing shown */
 	else if (shared && *shared)
 		ti->mt = *shared;   /* members of one shared anonymous layout share one record */
@@ -942,13 +948,6 @@ struct shared_anon {
 	struct shared_anon *next;     /* another layout with the same key */
 	const struct layout_member_type *member_type;   /* of members holding it, made once */
 };
-
-static bool same_member_type(const struct layout_member_type *a, const struct layout_member_type *b)
-{
-	return a == b || (a->size == b->size && a->layout == b->layout && au_same_str(a->name, b->name) &&
-			  au_same_str(a->key, b->key) &&
-			  au_same_str(a->chain, b->chain) && au_same_str(a->embeds, b->embeds));
-}
 
 /* Everything a reader of the model can see is the same: names, places,
  * types as written and resolved, nested layouts (already shared). */
