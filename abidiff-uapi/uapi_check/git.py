@@ -9,6 +9,8 @@ one pair of units serve both (trees.py, headers.py and units.py cache by it).
 
 The files were found by tracing `make headers_install` on 6.1 and 6.12 for x86, arm64, arm,
 riscv, s390 and powerpc; whole directories are taken where a kernel version may read more.
+scripts/kernel-tree --headers extracts the same files from a Debian tarball, with tar patterns
+(tests/partial-tree.py checks that both agree).
 """
 import hashlib
 import os
