@@ -10,12 +10,14 @@ import tempfile
 from .arch import ARCHES, DEFAULT as DEFAULT_ARCH
 from .config import REVS, ROOT, STATE, cache_dir
 from .model import HeaderChange, Revision, Series, Trees
-from .git import Repo, sides, describe
+from .git import Repo, sides, describe, needed
 from .util import Fatal, parallel, run, run_or_die
 
 
-def resolve_tree(spec):
-    """A tree is a directory, or a Debian linux-source version such as 6.1."""
+def resolve_tree(spec, headers_only=True):
+    """A tree is a directory, or a Debian linux-source version such as 6.1. Of a version, only
+    the files headers_install reads are extracted (scripts/kernel-tree --headers), unless
+    headers_only is false: a series that edits other files needs the whole tree to apply."""
     if os.path.isdir(spec):
         tree = os.path.abspath(spec)
         if not os.path.isfile(os.path.join(tree, "usr", "include", "Makefile")):
@@ -23,11 +25,17 @@ def resolve_tree(spec):
         return tree
     if not re.fullmatch(r"\d+\.\d+", spec):
         raise Fatal(f"{spec}: neither a directory nor a linux-source version like 6.1")
-    rc, out, err = run([os.path.join(ROOT, "scripts", "kernel-tree"), spec],
+    rc, out, err = run([os.path.join(ROOT, "scripts", "kernel-tree"), *(["--headers"] if headers_only else []), spec],
                        env=dict(os.environ, ABIDIFF_UAPI_TREES=trees_dir()))
     if rc != 0:
         raise Fatal((err.strip().splitlines() or [f"kernel-tree {spec} failed"])[-1])
     return out.strip()
+
+
+def pristine_tree(kernel, series_dir, names):
+    """The pristine tree for a series: only the files headers_install reads, unless the series
+    edits others (Documentation/, a .c file), which must be there for it to apply."""
+    return resolve_tree(kernel, all(needed(f) for f in touched_files(series_dir, names)))
 
 
 def series_patches(series_dir):
@@ -198,8 +206,8 @@ def revisions(opts, progress):
             revs[rev] = Revision(rev, tree, tree_key(tree), [tree])
         return revs, None
     progress.step(f"step 1: linux-source-{opts.kernel} and the series in {opts.patches}")
-    pristine = resolve_tree(opts.kernel)
     names = series_patches(opts.patches)
+    pristine = pristine_tree(opts.kernel, opts.patches, names)
     key = tree_key(pristine)
     revs = {"before": Revision("before", pristine, key, [pristine])}
     if names:
