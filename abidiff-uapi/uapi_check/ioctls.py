@@ -46,12 +46,14 @@ Command line (the printer, for a person to compare with):
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 
 ENUM_NAME = "abidiff_uapi_ioctl"
@@ -135,18 +137,29 @@ def _preprocess(cc, include_dir, flags, source, work, mode, tolerate=None):
     return (out, bad) if tolerate else out
 
 
+_DIRECTIVE = re.compile(r"^#[^\n]*", re.M)
+
+
 def _macro_definitions(text, include_dir):
     """Object-like macros defined (and not #undef'd by the end) in a file under include_dir,
     from `-E -dD` output: {name: (header, line)}. The output keeps line numbers in step with
     its linemarkers (gcc emits newlines, or a new marker, for the lines it drops). Also the
-    headers under include_dir that the unit reads."""
+    headers under include_dir that the unit reads.
+
+    Only the lines that start with '#' matter; the code between them is skipped by the regular
+    expression and counted with str.count, in C (the text is a few MB per unit)."""
     root = os.path.realpath(include_dir) + os.sep
     defs, where = {}, {}
-    cur_file, cur_line = None, 0
-    for raw in text.split("\n"):
-        m = _LINEMARKER.match(raw)
-        if m:
-            cur_file, cur_line = m.group(2), int(m.group(1))
+    cur_file = None
+    marker_line, marker_index = 0, 0   # a linemarker's number, and its line's index in text
+    index, pos = 0, 0                  # the index of the line that starts at text[pos]
+    for m in _DIRECTIVE.finditer(text):
+        index += text.count("\n", pos, m.start())
+        pos = m.start()
+        raw = m.group()
+        lm = _LINEMARKER.match(raw)
+        if lm:
+            cur_file, marker_line, marker_index = lm.group(2), int(lm.group(1)), index
             continue
         if raw.startswith("#define "):
             d = _DEFINE.match(raw)
@@ -157,7 +170,7 @@ def _macro_definitions(text, include_dir):
                         real = os.path.realpath(re.sub(r"\\(.)", r"\1", cur_file))
                         where[cur_file] = real[len(root):] if real.startswith(root) else None
                     if where[cur_file]:
-                        defs[name] = (where[cur_file], cur_line)
+                        defs[name] = (where[cur_file], marker_line + index - marker_index - 1)
                     else:
                         defs[name] = None  # defined outside the include dir (libc, compiler)
             elif d and d.group(2):
@@ -166,7 +179,6 @@ def _macro_definitions(text, include_dir):
             u = _UNDEF.match(raw)
             if u:
                 defs.pop(u.group(1), None)
-        cur_line += 1
     return {k: v for k, v in defs.items() if v}, sorted({h for h in where.values() if h})
 
 
@@ -221,38 +233,62 @@ def _request_arg(expansion):
 _ASSIGN = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)\s*(.*?)\s*,?\s*$")
 
 
+_ASSIGNMENTS = {}                    # sha1 of a header's bytes -> _assignments(its text)
+_ASSIGNMENTS_LOCK = threading.Lock()
+
+
+def _assignments(text):
+    """The `NAME = EXPR` lines of one header whose EXPR has balanced parentheses: [(NAME, line,
+    EXPR)] in line order (a continued EXPR is joined with up to 7 more lines)."""
+    lines = text.split("\n")
+
+    def code(i):
+        return re.sub(r"/\*.*?\*/", " ", lines[i]).split("//")[0].split("/*")[0]
+
+    out = []
+    for i, line in enumerate(lines):
+        if "=" not in line or line.lstrip().startswith("#"):
+            continue
+        m = _ASSIGN.fullmatch(code(i))
+        if not m:
+            continue
+        expr = m.group(2)
+        if expr.count("(") > expr.count(")"):  # continued on the next lines
+            expr = code(i).split("=", 1)[1].strip()
+            for j in range(i + 1, min(i + 8, len(lines))):
+                expr += " " + code(j).strip()
+                if expr.count("(") <= expr.count(")"):
+                    break
+            expr = expr.rstrip().rstrip(",").rstrip()
+        if "(" not in expr or expr.count("(") != expr.count(")") or ";" in expr:
+            continue
+        out.append((m.group(1), i + 1, expr))
+    return out
+
+
 def _enumerator_candidates(include_dir, files, macros):
     """`NAME = EXPR` lines of the headers (enumerators, as 6.12's binder.h writes its requests:
     `BINDER_WRITE_READ = _IOWR('b', 1, struct binder_write_read),`): {name: (header, line, EXPR)}.
     Only a proposal: the preprocessor decides which EXPR is a request, the compiler whether NAME
-    is a constant."""
-    found = {}
-    for header in files:
-        try:
-            with open(os.path.join(include_dir, header), errors="replace") as f:
-                lines = f.read().split("\n")
-        except OSError:
-            continue
-        def code(i):
-            return re.sub(r"/\*.*?\*/", " ", lines[i]).split("//")[0].split("/*")[0]
+    is a constant. A name that is also a macro, or that an earlier line proposed, is left out.
 
-        for i, line in enumerate(lines):
-            if "=" not in line or line.lstrip().startswith("#"):
+    Each header's lines are scanned once per process and content: the C and C++ units of a
+    revision, and the two revisions, read mostly the same bytes. Their threads take turns here
+    (the work is Python's, under one lock anyway)."""
+    found = {}
+    with _ASSIGNMENTS_LOCK:
+        for header in files:
+            try:
+                with open(os.path.join(include_dir, header), "rb") as f:
+                    data = f.read()
+            except OSError:
                 continue
-            m = _ASSIGN.fullmatch(code(i))
-            if not m or m.group(1) in macros or m.group(1) in found:
-                continue
-            expr = m.group(2)
-            if expr.count("(") > expr.count(")"):  # continued on the next lines
-                expr = code(i).split("=", 1)[1].strip()
-                for j in range(i + 1, min(i + 8, len(lines))):
-                    expr += " " + code(j).strip()
-                    if expr.count("(") <= expr.count(")"):
-                        break
-                expr = expr.rstrip().rstrip(",").rstrip()
-            if "(" not in expr or expr.count("(") != expr.count(")") or ";" in expr:
-                continue
-            found[m.group(1)] = (header, i + 1, expr)
+            key = hashlib.sha1(data).digest()
+            if key not in _ASSIGNMENTS:
+                _ASSIGNMENTS[key] = _assignments(data.decode(errors="replace"))
+            for name, line, expr in _ASSIGNMENTS[key]:
+                if name not in macros and name not in found:
+                    found[name] = (header, line, expr)
     return found
 
 
