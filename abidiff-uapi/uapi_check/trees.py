@@ -32,10 +32,11 @@ def resolve_tree(spec, headers_only=True):
     return out.strip()
 
 
-def pristine_tree(kernel, series_dir, names):
-    """The pristine tree for a series: only the files headers_install reads, unless the series
-    edits others (Documentation/, a .c file), which must be there for it to apply."""
-    return resolve_tree(kernel, all(needed(f) for f in touched_files(series_dir, names)))
+def pristine_tree(kernel, touched):
+    """The pristine tree for a series that edits the files touched: only the files
+    headers_install reads, unless the series edits others (Documentation/, a .c file), which
+    must be there for it to apply."""
+    return resolve_tree(kernel, all(needed(f) for f in touched))
 
 
 def series_patches(series_dir):
@@ -76,14 +77,14 @@ def touched_files(series_dir, names):
     return files
 
 
-def patched_tree(pristine, series_dir, names, work, sparse):
+def patched_tree(pristine, series_dir, touched, work, sparse):
     """Apply the series to a copy of the pristine tree, which never changes. The full copy is
-    hard-linked, with the links of the files the series touches broken first. A sparse copy
-    (only those files) is enough to check that the series applies when its headers are cached."""
+    hard-linked, with the links of the files the series touches (touched_files) broken first.
+    A sparse copy (only those files) is enough to check that the series applies when its
+    headers are cached."""
     tree = os.path.join(work, "tree-after")
     shutil.rmtree(tree, ignore_errors=True)
     os.makedirs(work, exist_ok=True)
-    touched = touched_files(series_dir, names)
     if not sparse:
         run_or_die(["cp", "-al", pristine, tree], "copying the pristine tree")
     for rel in touched:
@@ -207,7 +208,8 @@ def revisions(opts, progress):
         return revs, None
     progress.step(f"step 1: linux-source-{opts.kernel} and the series in {opts.patches}")
     names = series_patches(opts.patches)
-    pristine = pristine_tree(opts.kernel, opts.patches, names)
+    touched = touched_files(opts.patches, names)
+    pristine = pristine_tree(opts.kernel, touched)
     key = tree_key(pristine)
     revs = {"before": Revision("before", pristine, key, [pristine])}
     if names:
@@ -216,7 +218,7 @@ def revisions(opts, progress):
         full = getattr(opts, "full", False)
         cached = not full and bool(after_key) and installed(after_key, opts.arch)
         # A patch that no longer applies is an error even when the headers are cached.
-        tree = patched_tree(pristine, opts.patches, names, opts.work, sparse=cached)
+        tree = patched_tree(pristine, opts.patches, touched, opts.work, sparse=cached)
         revs["after"] = Revision("after", tree, after_key, [tree, pristine])
         if not cached and (full or not key or not installed(key, opts.arch)):
             # Both sides to install: the before side installs in a hard-linked copy of the

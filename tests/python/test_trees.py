@@ -48,16 +48,12 @@ def test_resolve_tree_errors(tree):
     assert trees.resolve_tree(ok) == ok
 
 
-def test_pristine_tree_is_partial_unless_the_series_edits_other_files(tree, monkeypatch):
+def test_pristine_tree_is_partial_unless_the_series_edits_other_files(monkeypatch):
     asked = []
     monkeypatch.setattr(trees, "resolve_tree", lambda spec, headers_only=True: asked.append((spec, headers_only)))
-    d = tree({"1.patch": "--- a/include/uapi/linux/x.h\n+++ b/include/uapi/linux/x.h\n",
-              "2.patch": "--- a/usr/include/Makefile\n+++ b/usr/include/Makefile\n"
-                         "--- a/arch/x86/include/uapi/asm/y.h\n+++ b/arch/x86/include/uapi/asm/y.h\n",
-              "3.patch": "--- a/Documentation/userspace-api/x.rst\n+++ b/Documentation/userspace-api/x.rst\n"})
-    trees.pristine_tree("6.1", d, ["1.patch", "2.patch"])
-    trees.pristine_tree("6.1", d, ["1.patch", "3.patch"])
-    trees.pristine_tree("6.12", d, [])
+    trees.pristine_tree("6.1", {"include/uapi/linux/x.h", "usr/include/Makefile", "arch/x86/include/uapi/asm/y.h"})
+    trees.pristine_tree("6.1", {"include/uapi/linux/x.h", "Documentation/userspace-api/x.rst"})
+    trees.pristine_tree("6.12", set())
     assert asked == [("6.1", True), ("6.1", False), ("6.12", True)]
 
 
