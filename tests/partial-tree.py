@@ -32,9 +32,10 @@ EXTRA = re.compile(r"arch/[^/]+/kernel/Makefile")
 def tree(version, *flags):
     p = subprocess.run([os.path.join(ROOT, "scripts", "kernel-tree"), *flags, version],
                        capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"partial-tree: kernel-tree {' '.join(flags)} {version}: "
-                 f"{(p.stderr.strip().splitlines() or ['failed'])[-1]}")   # exit 1, not a skip
+    if p.returncode != 0:   # cannot run: exit 2 (a failure to meson, never a skip)
+        print(f"partial-tree: kernel-tree {' '.join(flags)} {version}: "
+              f"{(p.stderr.strip().splitlines() or ['failed'])[-1]}", file=sys.stderr)
+        sys.exit(2)
     return p.stdout.strip()
 
 
