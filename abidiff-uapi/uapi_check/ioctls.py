@@ -50,11 +50,18 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import threading
 from dataclasses import dataclass
+
+try:
+    from .macros import (_DIAG, MacroError, _first_error, _includes, _language, _macro_definitions,
+                         _preprocess, _run)
+except ImportError:  # run as a script: python3 abidiff-uapi/uapi_check/ioctls.py
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from uapi_check.macros import (_DIAG, MacroError, _first_error, _includes, _language,  # noqa: E402
+                                   _macro_definitions, _preprocess, _run)
 
 ENUM_NAME = "abidiff_uapi_ioctl"
 PREFIX = "AU_IOCTL__"
@@ -62,10 +69,10 @@ _IOC_MARK = "__abidiff_uapi_ioc__"
 _TYPE_MARK = "__abidiff_uapi_type__"
 _PROBE = "__abidiff_uapi_probe__"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_LINEMARKER = re.compile(r'# (\d+) "((?:[^"\\]|\\.)*)"')
-_DEFINE = re.compile(r"#define ([A-Za-z_][A-Za-z0-9_]*)(\(?)")
-_UNDEF = re.compile(r"#undef ([A-Za-z_][A-Za-z0-9_]*)")
-_DIAG = re.compile(r"(.+?):(\d+)(?::\d+)?: (fatal error|error|warning|note): (.*)")
+
+
+# The ioctl step's errors are the macro scan's: one type, so callers catch one.
+IoctlError = MacroError
 
 
 @dataclass(frozen=True)
@@ -75,111 +82,6 @@ class Ioctl:
     line: int
     arg_type: str | None  # "struct kvm_cpuid" as the macro spells its third argument; None for _IO
     kind: str = "macro"   # "enumerator": an enum constant whose value is a request (6.12's binder.h)
-
-
-class IoctlError(Exception):
-    """The headers cannot be preprocessed or the unit cannot be made to compile."""
-
-
-def _language(cc, flags):
-    """'c' or 'c++': an explicit -x in flags, else the compiler's name (g++, clang++, c++)."""
-    for i, f in enumerate(flags):
-        if f == "-x" and i + 1 < len(flags):
-            return flags[i + 1]
-        if f.startswith("-x") and len(f) > 2:
-            return f[2:]
-    return "c++" if "++" in os.path.basename(cc) else "c"
-
-
-def _run(cmd, cwd=None):
-    try:
-        # LC_ALL=C: diagnostics (the skip reasons) in plain ASCII quotes, whatever the locale.
-        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, errors="replace",
-                           env={**os.environ, "LC_ALL": "C"})
-    except OSError as e:
-        raise IoctlError(f"{cmd[0]}: {e.strerror}") from None
-    return p.returncode, p.stdout, p.stderr
-
-
-def _first_error(stderr):
-    for line in stderr.splitlines():
-        if " error: " in line:
-            return line.strip()
-    lines = stderr.strip().splitlines()
-    return lines[-1] if lines else "failed"
-
-
-def _includes(headers):
-    return "".join(f"#include <{h}>\n" for h in headers)
-
-
-def _preprocess(cc, include_dir, flags, source, work, mode, tolerate=None):
-    """The preprocessed unit. Errors raise IoctlError, except those on the unit's own lines in
-    the range tolerate (first, last): their line numbers are returned with the output."""
-    lang = _language(cc, flags)
-    path = os.path.join(work, "unit.cc" if lang == "c++" else "unit.c")
-    with open(path, "w") as f:
-        f.write(source)
-    rc, out, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-E", mode, path])
-    bad = set()
-    if rc != 0:
-        for line in err.splitlines():
-            m = _DIAG.match(line)
-            if not m or m.group(3) not in ("error", "fatal error"):
-                continue
-            n = int(m.group(2))
-            if (not tolerate or os.path.realpath(m.group(1)) != os.path.realpath(path)
-                    or not tolerate[0] <= n <= tolerate[1]):
-                raise IoctlError(f"preprocessing the headers with {cc} fails: {line.strip()}")
-            bad.add(n)
-        if not bad:
-            raise IoctlError(f"preprocessing the headers with {cc} fails: {_first_error(err)}")
-    return (out, bad) if tolerate else out
-
-
-_DIRECTIVE = re.compile(r"^#[^\n]*", re.M)
-
-
-def _macro_definitions(text, include_dir):
-    """Object-like macros defined (and not #undef'd by the end) in a file under include_dir,
-    from `-E -dD` output: {name: (header, line)}. The output keeps line numbers in step with
-    its linemarkers (gcc emits newlines, or a new marker, for the lines it drops). Also the
-    headers under include_dir that the unit reads.
-
-    Only the lines that start with '#' matter; the code between them is skipped by the regular
-    expression and counted with str.count, in C (the text is a few MB per unit)."""
-    root = os.path.realpath(include_dir) + os.sep
-    defs, where = {}, {}
-    cur_file = None
-    marker_line, marker_index = 0, 0   # a linemarker's number, and its line's index in text
-    index, pos = 0, 0                  # the index of the line that starts at text[pos]
-    for m in _DIRECTIVE.finditer(text):
-        index += text.count("\n", pos, m.start())
-        pos = m.start()
-        raw = m.group()
-        lm = _LINEMARKER.match(raw)
-        if lm:
-            cur_file, marker_line, marker_index = lm.group(2), int(lm.group(1)), index
-            continue
-        if raw.startswith("#define "):
-            d = _DEFINE.match(raw)
-            if d and not d.group(2) and cur_file:
-                name = d.group(1)
-                if name not in defs:
-                    if cur_file not in where:
-                        real = os.path.realpath(re.sub(r"\\(.)", r"\1", cur_file))
-                        where[cur_file] = real[len(root):] if real.startswith(root) else None
-                    if where[cur_file]:
-                        defs[name] = (where[cur_file], marker_line + index - marker_index - 1)
-                    else:
-                        defs[name] = None  # defined outside the include dir (libc, compiler)
-            elif d and d.group(2):
-                defs.pop(d.group(1), None)  # redefined as a function-like macro
-        elif raw.startswith("#undef "):
-            u = _UNDEF.match(raw)
-            if u:
-                defs.pop(u.group(1), None)
-    return {k: v for k, v in defs.items() if v}, sorted({h for h in where.values() if h})
 
 
 def _balanced(text, start):
