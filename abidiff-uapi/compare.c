@@ -15,7 +15,16 @@ struct comparer {
 	struct change *buf;      /* scratch list of changes for one type */
 	size_t nbuf, capbuf;
 	struct strmap shapes[2]; /* per side: named aggregate -> its shape key */
+	/* Per side, built when first needed: each constant's neighbour in its
+	 * header (the sentinel rule), and every enumerator by name (a name
+	 * that moved between an enumerator and a #define). */
+	struct constant_order *order[2];
+	struct enum_index *enums[2];
 };
+
+struct constant_order;
+struct enum_index;
+static const char *moved_to_constant(struct comparer *c, const struct layout_enumerator *e);
 
 const char *au_finding_status_name(enum finding_status s)
 {
@@ -45,6 +54,7 @@ static void because(struct change *ch, enum reason why)
 }
 
 static struct type_finding *compare_named(struct comparer *c, const char *name);
+static void compare_constant(struct comparer *c, const struct layout_type *o, const struct layout_type *n);
 
 /* The shape key of a named aggregate on one side (0 old, 1 new), as an
  * anonymous one with the same layout would have. */
@@ -558,6 +568,14 @@ static void enum_value_changed(struct comparer *c, const struct enum_ref *o, con
 
 static void enum_removed(struct comparer *c, const struct enum_ref *o)
 {
+	const char *now = moved_to_constant(c, o->e);
+	if (now) {
+		/* Renamed, the old name kept as a #define of the same value. */
+		struct change *ch = push(c, CHANGE_ENUMERATOR_REMOVED, false, REASON_CONSTANT_MOVED);
+		ch->old_enum = o->e;
+		ch->other = now;
+		return;
+	}
 	bool sentinel = !c->opts->strict && is_sentinel(o->owner, o->e);
 	struct change *ch = push(c, CHANGE_ENUMERATOR_REMOVED, true,
 				 sentinel ? REASON_SENTINEL_REMOVED : REASON_ENUMERATOR_REMOVED);
@@ -686,6 +704,15 @@ static struct type_finding *compare_named(struct comparer *c, const char *name)
 
 	/* This type's changes go after whatever the caller has collected. */
 	size_t start = c->nbuf;
+	if (o->kind == LAYOUT_CONSTANT || n->kind == LAYOUT_CONSTANT) {
+		/* Only constants are named "#define NAME"; the width of a
+		 * constant's type (1 against 1UL) is no change of its value. */
+		compare_constant(c, o, n);
+		f = new_finding(c, name, o, n);
+		finish(c, f, start);
+		au_strmap_put(&c->done, name, f);
+		return f;
+	}
 	if (o->kind != n->kind) {
 		struct change *ch = push(c, CHANGE_KIND, true, REASON_KIND_CHANGED);
 		ch->old_value = o->kind;
@@ -757,7 +784,9 @@ static void record_whole(struct comparer *c, const char *name, const struct layo
 {
 	struct type_finding *f = new_finding(c, name, o, n);
 	f->status = o ? STATUS_REMOVED : STATUS_ADDED;
-	f->reasons = (reason_set)1 << (o ? REASON_REMOVED : REASON_ADDED);
+	bool constant = (o ? o : n)->kind == LAYOUT_CONSTANT;
+	f->reasons = (reason_set)1 << (o ? (constant ? REASON_CONSTANT_REMOVED : REASON_REMOVED)
+					: (constant ? REASON_CONSTANT_ADDED : REASON_ADDED));
 	f->severity = au_reasons_severity(f->reasons);
 	record(c, f, cap);
 }
@@ -912,6 +941,160 @@ static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 	unindex_enumerators(&new_refs);
 }
 
+/* ---------------------------------------------------------------- constants */
+
+/* A side's constants in the order their header defines them: the constant
+ * before each one in its file plays the part of the enumerator before it in
+ * the sentinel rule (#define FOO_A 1, #define FOO_B 2, #define FOO_MAX 2). */
+struct constant_order {
+	struct strmap prev;   /* name -> the constant before it in its file */
+	struct strmap last;   /* name -> itself, when it is its file's last */
+};
+
+static int cmp_place(const void *a, const void *b)
+{
+	const struct layout_type *x = *(const struct layout_type *const *)a;
+	const struct layout_type *y = *(const struct layout_type *const *)b;
+	int r = strcmp(x->file ? x->file : "", y->file ? y->file : "");
+	if (r)
+		return r;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static struct constant_order *constant_order(struct comparer *c, int side)
+{
+	if (c->order[side])
+		return c->order[side];
+	const struct layout_model *m = side ? c->new_model : c->old_model;
+	struct constant_order *o = au_arena_alloc(&c->out->arena, sizeof(*o));
+	au_strmap_init(&o->prev);
+	au_strmap_init(&o->last);
+	size_t n = 0;
+	const struct layout_type **v = au_xmalloc((m->ntypes + 1) * sizeof(*v));
+	for (size_t i = 0; i < m->ntypes; i++)
+		if (m->types[i]->kind == LAYOUT_CONSTANT)
+			v[n++] = m->types[i];
+	qsort(v, n, sizeof(*v), cmp_place);
+	for (size_t i = 0; i < n; i++) {
+		bool same_file_next = i + 1 < n && v[i + 1]->file && v[i]->file && strcmp(v[i + 1]->file, v[i]->file) == 0;
+		bool same_file_prev = i > 0 && v[i - 1]->file && v[i]->file && strcmp(v[i - 1]->file, v[i]->file) == 0;
+		if (same_file_prev)
+			au_strmap_put(&o->prev, v[i]->name, (void *)v[i - 1]);
+		if (!same_file_next)
+			au_strmap_put(&o->last, v[i]->name, (void *)v[i]);
+	}
+	free(v);
+	c->order[side] = o;
+	return o;
+}
+
+/* The enum sentinel rule (is_sentinel), with the constant defined before
+ * this one in its header as the neighbour. */
+static bool constant_sentinel(struct comparer *c, int side, const struct layout_type *t)
+{
+	if (t->constant->is_string)
+		return false;
+	struct constant_order *o = constant_order(c, side);
+	const struct layout_type *p = au_strmap_get(&o->prev, t->name);
+	if (!p || p->constant->is_string)
+		return false;
+	const char *name = au_constant_macro(t);
+	uint64_t v = (uint64_t)t->constant->value, pv = (uint64_t)p->constant->value;
+	if (au_strmap_get(&o->last, t->name) && strncmp(name, "__", 2) == 0 && v == pv + 1)
+		return true;
+	if (!au_is_sentinel_name(name))
+		return false;
+	return v == pv + 1 || v == pv || (v == pv - 1 && au_is_sentinel_name(au_constant_macro(p))) ||
+	       (pv && v == 2 * pv) || (pv && v == 2 * pv - 1);
+}
+
+static void compare_constant(struct comparer *c, const struct layout_type *o, const struct layout_type *n)
+{
+	if (o->kind != n->kind) {
+		struct change *ch = push(c, CHANGE_KIND, true, REASON_KIND_CHANGED);
+		ch->old_value = o->kind;
+		ch->new_value = n->kind;
+		return;
+	}
+	if (au_constant_equal(o->constant, n->constant))
+		return;
+	enum reason why = REASON_CONSTANT_VALUE;
+	const struct layout_constant *a = o->constant, *b = n->constant;
+	if (!c->opts->strict && !a->is_string && !b->is_string) {
+		bool grew = a->is_unsigned || b->is_unsigned ? (uint64_t)b->value > (uint64_t)a->value : b->value > a->value;
+		if (au_is_version_name(au_constant_macro(o)) && grew)
+			why = REASON_VERSION_INCREASED;
+		else if (constant_sentinel(c, 0, o) && constant_sentinel(c, 1, n))
+			why = REASON_SENTINEL;
+	}
+	struct change *ch = push(c, CHANGE_CONSTANT_VALUE, true, why);
+	ch->old_constant = a;
+	ch->new_constant = b;
+}
+
+static struct enum_index *side_enums(struct comparer *c, int side)
+{
+	if (!c->enums[side]) {
+		c->enums[side] = au_arena_alloc(&c->out->arena, sizeof(*c->enums[side]));
+		index_enumerators(side ? c->new_model : c->old_model, &c->out->arena, c->enums[side]);
+	}
+	return c->enums[side];
+}
+
+static bool same_integer(const struct layout_constant *k, const struct layout_enumerator *e)
+{
+	return !k->is_string && k->value == e->value;
+}
+
+/* Where an OLD enumerator's name lives in NEW as a #define of the same
+ * value: "#define NAME", else NULL. */
+static const char *moved_to_constant(struct comparer *c, const struct layout_enumerator *e)
+{
+	char buf[512];
+	if (snprintf(buf, sizeof(buf), AU_CONSTANT_PREFIX "%s", e->name) >= (int)sizeof(buf))
+		return NULL;
+	const struct layout_type *t = au_layout_model_find(c->new_model, buf);
+	return t && t->kind == LAYOUT_CONSTANT && same_integer(t->constant, e) ? t->name : NULL;
+}
+
+/* A constant only OLD has: moved into an enum of NEW with the same value,
+ * or gone. */
+static void record_constant_gone(struct comparer *c, const struct layout_type *o, size_t *cap)
+{
+	const struct enum_ref *r = find_enum_ref(side_enums(c, 1), au_constant_macro(o));
+	if (r && same_integer(o->constant, r->e)) {
+		size_t start = c->nbuf;
+		struct change *ch = push(c, CHANGE_CONSTANT_MOVED, false, REASON_CONSTANT_MOVED);
+		ch->old_constant = o->constant;
+		ch->new_enum = r->e;
+		ch->other = r->owner->name;
+		struct type_finding *f = new_finding(c, o->name, o, NULL);
+		finish(c, f, start);
+		record(c, f, cap);
+		return;
+	}
+	struct type_finding *f = new_finding(c, o->name, o, NULL);
+	f->status = STATUS_REMOVED;
+	bool sentinel = !c->opts->strict && constant_sentinel(c, 0, o);
+	f->reasons = (reason_set)1 << (sentinel ? REASON_SENTINEL_REMOVED : REASON_CONSTANT_REMOVED);
+	f->severity = au_reasons_severity(f->reasons);
+	record(c, f, cap);
+}
+
+static void release_constant_indexes(struct comparer *c)
+{
+	for (int side = 0; side < 2; side++) {
+		if (c->order[side]) {
+			au_strmap_deinit(&c->order[side]->prev);
+			au_strmap_deinit(&c->order[side]->last);
+		}
+		if (c->enums[side])
+			unindex_enumerators(c->enums[side]);
+	}
+}
+
 static bool has_anonymous(const struct layout_model *m)
 {
 	for (size_t i = 0; i < m->ntypes; i++)
@@ -944,7 +1127,10 @@ void au_compare_models(const struct layout_model *old_model, const struct layout
 			record(&c, compare_named(&c, o->name), &cap);
 		} else if (!opts->common_only) {
 			ret->old_types++;
-			record_whole(&c, o->name, o, NULL, &cap);
+			if (o->kind == LAYOUT_CONSTANT)
+				record_constant_gone(&c, o, &cap);
+			else
+				record_whole(&c, o->name, o, NULL, &cap);
 		}
 	}
 	for (size_t i = 0; i < new_model->ntypes; i++) {
@@ -963,6 +1149,7 @@ void au_compare_models(const struct layout_model *old_model, const struct layout
 	if (ret->nfindings)
 		qsort(ret->findings, ret->nfindings, sizeof(*ret->findings), cmp_finding);
 	free(c.buf);
+	release_constant_indexes(&c);
 	au_strmap_deinit(&c.done);
 	au_strmap_deinit(&c.busy);
 	au_strmap_deinit(&c.shapes[0]);

@@ -38,6 +38,10 @@ enum change_kind {
 	CHANGE_ENUMERATOR_ADDED,
 	CHANGE_EMBEDDED,          /* a by-value member whose own type changed */
 	CHANGE_ODR_CONFLICT,      /* NEW defines the name with new_value different layouts (OLD: old_value) */
+	CHANGE_CONSTANT_VALUE,    /* a #define constant's value: old_constant -> new_constant */
+	/* A name that is a #define on one side and an enumerator with the
+	 * same value on the other: other names where it is now. */
+	CHANGE_CONSTANT_MOVED,
 };
 
 enum member_diff {
@@ -58,6 +62,7 @@ struct change {
 	struct flat_member old_member, new_member;  /* .member NULL when absent */
 	const char *other;                      /* alias_of, overlapped member, or embedded type */
 	const struct layout_enumerator *old_enum, *new_enum;
+	const struct layout_constant *old_constant, *new_constant;
 	uint64_t old_value, new_value;          /* sizes, alignments, kinds */
 };
 

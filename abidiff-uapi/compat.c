@@ -699,6 +699,12 @@ static void classify(struct classifier *k, struct type_finding *f)
 				add(k, COMPAT_OTHER, ch->old_enum->name, NULL, UINT64_MAX, change_words(k, ch));
 			break;
 		}
+		case CHANGE_CONSTANT_VALUE:
+		case CHANGE_CONSTANT_MOVED:
+			/* A #define the two ABIs evaluate differently (sizeof,
+			 * __BITS_PER_LONG): informational, as ioctl numbers are. */
+			add(k, COMPAT_OTHER, NULL, NULL, UINT64_MAX, change_words(k, ch));
+			break;
 		case CHANGE_KIND:
 		case CHANGE_ALIGNMENT:
 		case CHANGE_ODR_CONFLICT: {

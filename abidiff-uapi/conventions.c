@@ -58,6 +58,18 @@ const struct convention au_conventions[REASON_COUNT] = {
 				 "under another name" },
 	[REASON_ODR_CONFLICT] = { "odr-conflict", SEVERITY_BREAK,
 				  "one name has two different layouts in one object" },
+	[REASON_CONSTANT_VALUE] = { "constant-value", SEVERITY_BREAK,
+				    "a #define constant (not a sentinel) changed its value: a syscall number, a flag, "
+				    "an attribute id, a string compared byte by byte" },
+	[REASON_CONSTANT_REMOVED] = { "constant-removed", SEVERITY_BREAK,
+				      "a #define constant (not a sentinel) is gone: programs naming it stop compiling" },
+	[REASON_VERSION_INCREASED] = { "version-increased", SEVERITY_REVIEW,
+				       "a version constant (FOO_VERSION, FOO_API_VERSION) grew: programs that "
+				       "compare it may see a version they do not know" },
+	[REASON_CONSTANT_ADDED] = { "constant-added", SEVERITY_SAFE, "a new #define constant" },
+	[REASON_CONSTANT_MOVED] = { "constant-moved", SEVERITY_SAFE,
+				    "a name moved between an enumerator and a #define constant, with the same value: "
+				    "programs that use it still compile and get the same value" },
 };
 
 const char *au_severity_name(enum severity s)
@@ -196,4 +208,21 @@ bool au_is_cxx_keyword(const char *name)
 		if (strcmp(name, *k) == 0)
 			return true;
 	return false;
+}
+
+bool au_is_version_name(const char *name)
+{
+	struct words w;
+	if (!name)
+		return false;
+	split_words(name, &w);
+	for (int i = 0; i < w.n; i++)
+		if (strcmp(w.w[i], "VERSION") == 0)
+			return true;
+	return false;
+}
+
+bool au_is_syscall_name(const char *name)
+{
+	return name && (strncmp(name, "__NR_", 5) == 0 || strncmp(name, "__NR3264_", 9) == 0);
 }

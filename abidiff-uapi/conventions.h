@@ -50,6 +50,12 @@ enum reason {
 	REASON_ENUMERATOR_ADDED,   /* a new named constant */
 	REASON_CXX_KEYWORD,        /* strict, C against C++: a C name that C++ reserves, kept in its slot */
 	REASON_ODR_CONFLICT,       /* one name, two different layouts in one object */
+	/* #define constants (the driver's constants unit) */
+	REASON_CONSTANT_VALUE,     /* break: a constant changed its value */
+	REASON_CONSTANT_REMOVED,   /* break: a constant is gone */
+	REASON_VERSION_INCREASED,  /* review: a version constant grew */
+	REASON_CONSTANT_ADDED,     /* safe: a new constant */
+	REASON_CONSTANT_MOVED,     /* safe: a name moved between an enumerator and a #define, same value */
 	REASON_COUNT
 };
 
@@ -80,6 +86,13 @@ enum severity au_reasons_severity(reason_set r);
  * sentinel before it, or all the bits up to it), on both sides, so that a
  * constant such as FOO_MAX_LEN = 16 is never taken for one. */
 bool au_is_sentinel_name(const char *name);
+
+/* A version number by its name: a word VERSION (FOO_VERSION, FOO_API_VERSION,
+ * FOO_VERSION_MINOR, VERSION_FOO). */
+bool au_is_version_name(const char *name);
+
+/* A system call number: __NR_foo (and __NR3264_foo of asm-generic). */
+bool au_is_syscall_name(const char *name);
 
 /* A member that holds no data yet, by its name: reserved, resv, rsvd, res,
  * pad, padding, unused, spare, __spareN, __align..., with or without leading

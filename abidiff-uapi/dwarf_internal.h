@@ -171,6 +171,10 @@ void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass);
  * nests in different classes renamed apart, and each name's layouts put in
  * layout order. */
 void split_scoped(struct reader *r);
+/* dwarf_constants.c: a CU-level variable of the driver's constants unit
+ * (AU_DEFINE_VARIABLE NAME, with DW_AT_const_value) as "#define NAME". */
+#define AU_DEFINE_VARIABLE "__abidiff_uapi_define__"
+void read_constant(struct reader *r, Dwarf_Die *die);
 void order_definitions(struct reader *r);
 
 #endif

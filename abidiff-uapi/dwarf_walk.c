@@ -291,6 +291,11 @@ static void visit_types(struct reader *r, Dwarf_Die *die, int tag, const void *c
 		walk_children(r, die, 1, visit_types, scope, depth + 1);
 		return;
 	}
+	if (tag == DW_TAG_variable) {
+		if (!scope)
+			read_constant(r, die);
+		return;
+	}
 	if (!is_aggregate_tag(tag))
 		return;
 	/* "struct foo", or the typedef naming an anonymous one: the type's

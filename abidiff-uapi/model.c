@@ -99,6 +99,7 @@ const char *au_layout_kind_name(enum layout_kind kind)
 	case LAYOUT_STRUCT: return "struct";
 	case LAYOUT_UNION: return "union";
 	case LAYOUT_ENUM: return "enum";
+	case LAYOUT_CONSTANT: return "constant";
 	}
 	return "?";
 }
@@ -229,4 +230,13 @@ size_t au_layout_count_flat(const struct layout_type *t)
 			return LAYOUT_MAX_FLAT + 1;
 	}
 	return n;
+}
+
+bool au_constant_equal(const struct layout_constant *a, const struct layout_constant *b)
+{
+	if (a->is_string != b->is_string)
+		return false;
+	if (a->is_string)
+		return a->nbytes == b->nbytes && memcmp(a->bytes, b->bytes, a->nbytes) == 0;
+	return a->value == b->value && (a->value >= 0 || a->is_unsigned == b->is_unsigned);
 }

@@ -16,6 +16,10 @@ enum layout_kind {
 	LAYOUT_STRUCT,
 	LAYOUT_UNION,
 	LAYOUT_ENUM,
+	/* A #define constant of the headers, as the compiler evaluated it
+	 * (the driver's constants unit; README "Constants"): named
+	 * "#define NAME", its value in `constant`, `size` its type's bytes. */
+	LAYOUT_CONSTANT,
 };
 
 struct layout_type;
@@ -82,8 +86,18 @@ struct layout_enumerator {
 	bool is_unsigned;         /* print value as uint64_t */
 };
 
+/* A constant's value: an integer (value, is_unsigned) or a string
+ * literal's bytes, its terminating NUL included. */
+struct layout_constant {
+	int64_t value;
+	bool is_unsigned;
+	bool is_string;
+	size_t nbytes;
+	const unsigned char *bytes;
+};
+
 struct layout_type {
-	/* 96 bytes, the small fields first: a model holds hundreds of
+	/* 104 bytes, the small fields first: a model holds hundreds of
 	 * thousands of types. */
 	enum layout_kind kind;
 	unsigned line;
@@ -117,7 +131,17 @@ struct layout_type {
 	struct layout_member *members;
 	size_t nenumerators;
 	struct layout_enumerator *enumerators;
+	const struct layout_constant *constant;   /* LAYOUT_CONSTANT only */
 };
+
+/* The name a constant has in the model: "#define NAME". */
+#define AU_CONSTANT_PREFIX "#define "
+static inline const char *au_constant_macro(const struct layout_type *t)
+{
+	return t->name + sizeof(AU_CONSTANT_PREFIX) - 1;
+}
+/* Two constants' values are the same: integers by value, strings by bytes. */
+bool au_constant_equal(const struct layout_constant *a, const struct layout_constant *b);
 
 enum { LAYOUT_MAX_FLAT = 1 << 20 };
 /* nflat of t from its members' (anonymous members' nflat already set), at

@@ -24,6 +24,11 @@ void au_report_diff_junit(FILE *out, const struct comparison *c, const struct la
  * JSON string literal (names from a corrupt file may hold any byte). */
 void au_report_change_text(FILE *out, const struct change *ch);
 void au_report_json_string(FILE *out, const char *s);
+/* A constant's value as C would spell it: 16, 4294967295U-style numbers as
+ * decimal with their hex, strings as a C literal. */
+void au_report_constant_text(FILE *out, const struct layout_constant *k);
+/* A constant's value in JSON: "value":N,"unsigned":B or "string":"..." */
+void au_report_constant_json(FILE *out, const struct layout_constant *k);
 
 /* One type's layout as dump's text shows it; malloc'd (caller frees). */
 char *au_report_type_text(const struct layout_type *t);

@@ -69,6 +69,28 @@ static void members_json(FILE *out, const struct layout_type *t, uint64_t base)
 	fputc(']', out);
 }
 
+void au_report_constant_json(FILE *out, const struct layout_constant *k)
+{
+	if (k->is_string) {
+		/* JSON strings cannot hold every byte losslessly in this
+		 * escaper: the bytes also go as hex. */
+		char *s = au_xmalloc(k->nbytes + 1);
+		memcpy(s, k->bytes, k->nbytes);
+		s[k->nbytes] = 0;
+		fputs("\"string\":", out);
+		au_report_json_string(out, s);
+		free(s);
+		fputs(",\"bytes\":\"", out);
+		for (size_t i = 0; i < k->nbytes; i++)
+			fprintf(out, "%02x", k->bytes[i]);
+		fputc('"', out);
+	} else if (k->is_unsigned) {
+		fprintf(out, "\"value\":%" PRIu64 ",\"unsigned\":true", (uint64_t)k->value);
+	} else {
+		fprintf(out, "\"value\":%" PRId64 ",\"unsigned\":false", k->value);
+	}
+}
+
 static void type_json(FILE *out, const struct layout_type *t)
 {
 	fputs("{\"name\":", out);
@@ -84,6 +106,14 @@ static void type_json(FILE *out, const struct layout_type *t)
 	fputs(",\"file\":", out);
 	au_report_json_string(out, t->file);
 	fprintf(out, ",\"line\":%u,\"size\":%" PRIu64, t->line, t->size);
+	if (t->kind == LAYOUT_CONSTANT) {
+		fputc(',', out);
+		au_report_constant_json(out, t->constant);
+		if (au_is_syscall_name(au_constant_macro(t)))
+			fputs(",\"syscall\":true", out);
+		fputc('}', out);
+		return;
+	}
 	if (t->align)
 		fprintf(out, ",\"align\":%" PRIu64, t->align);
 	if (t->kind == LAYOUT_ENUM) {
@@ -183,6 +213,8 @@ static void change_json(FILE *out, const struct change *ch)
 		[CHANGE_ENUMERATOR_ADDED] = "enumerator_added",
 		[CHANGE_EMBEDDED] = "embedded",
 		[CHANGE_ODR_CONFLICT] = "odr_conflict",
+		[CHANGE_CONSTANT_VALUE] = "constant_value",
+		[CHANGE_CONSTANT_MOVED] = "constant_moved",
 	};
 	fprintf(out, "{\"change\":\"%s\",\"breaking\":%s,\"severity\":\"%s\",\"reasons\":", kinds[ch->kind],
 		ch->severity == SEVERITY_BREAK ? "true" : "false", au_severity_name(ch->severity));
@@ -197,6 +229,20 @@ static void change_json(FILE *out, const struct change *ch)
 	case CHANGE_ODR_CONFLICT:   /* old, new: how many different layouts each side defines */
 		fprintf(out, ",\"old\":%" PRIu64 ",\"new\":%" PRIu64, ch->old_value, ch->new_value);
 		break;
+	case CHANGE_CONSTANT_VALUE:
+		fputs(",\"old\":{", out);
+		au_report_constant_json(out, ch->old_constant);
+		fputs("},\"new\":{", out);
+		au_report_constant_json(out, ch->new_constant);
+		fputc('}', out);
+		break;
+	case CHANGE_CONSTANT_MOVED:
+		fputs(",\"enumerator\":", out);
+		au_report_json_string(out, ch->new_enum->name);
+		fputs(",\"now_in\":", out);
+		au_report_json_string(out, ch->other);
+		fprintf(out, ",\"old\":%" PRId64 ",\"new\":%" PRId64, ch->old_constant->value, ch->new_enum->value);
+		break;
 	case CHANGE_ENUMERATOR_VALUE:
 	case CHANGE_ENUMERATOR_REMOVED:
 	case CHANGE_ENUMERATOR_ADDED: {
@@ -207,6 +253,10 @@ static void change_json(FILE *out, const struct change *ch)
 			fprintf(out, ",\"old\":%" PRId64, ch->old_enum->value);
 		if (ch->new_enum)
 			fprintf(out, ",\"new\":%" PRId64, ch->new_enum->value);
+		if (ch->other) {
+			fputs(",\"now_in\":", out);
+			au_report_json_string(out, ch->other);
+		}
 		break;
 	}
 	default: {
@@ -273,6 +323,13 @@ void au_report_diff_json(FILE *out, const struct comparison *c, const char *old_
 		reasons_json(out, f->reasons);
 		if (t->anonymous)
 			fputs(",\"anonymous\":true", out);
+		if (t->kind == LAYOUT_CONSTANT && au_is_syscall_name(au_constant_macro(t)))
+			fputs(",\"syscall\":true", out);
+		if (t->kind == LAYOUT_CONSTANT && (!f->old_type || !f->new_type)) {
+			fputs(",\"constant\":{", out);
+			au_report_constant_json(out, t->constant);
+			fputc('}', out);
+		}
 		fputs(",\"file\":", out);
 		au_report_json_string(out, t->file);
 		fprintf(out, ",\"line\":%u", t->line);

@@ -82,8 +82,40 @@ static void members_text(FILE *out, const struct layout_type *t, uint64_t base, 
 	free(gaps);
 }
 
+void au_report_constant_text(FILE *out, const struct layout_constant *k)
+{
+	if (k->is_string) {
+		fputc('"', out);
+		/* nbytes holds the terminating NUL; an embedded one shows as \0 */
+		for (size_t i = 0; i + 1 < k->nbytes || (i < k->nbytes && k->bytes[i]); i++) {
+			unsigned char ch = k->bytes[i];
+			if (ch == '"' || ch == '\\')
+				fprintf(out, "\\%c", ch);
+			else if (ch < 0x20 || ch >= 0x7f)
+				fprintf(out, "\\%03o", ch);
+			else
+				fputc(ch, out);
+		}
+		fputc('"', out);
+	} else if (k->is_unsigned || k->value >= 0) {
+		uint64_t v = (uint64_t)k->value;
+		fprintf(out, v > 9 ? "%" PRIu64 " (%#" PRIx64 ")" : "%" PRIu64, v, v);
+	} else {
+		fprintf(out, "%" PRId64, k->value);
+	}
+}
+
 static void type_text(FILE *out, const struct layout_type *t)
 {
+	if (t->kind == LAYOUT_CONSTANT) {
+		fprintf(out, "%s ", t->name);
+		au_report_constant_text(out, t->constant);
+		if (t->file)
+			fprintf(out, " /* %s:%u, %" PRIu64 " bytes%s */", t->file, t->line, t->size,
+				au_is_syscall_name(au_constant_macro(t)) ? ", syscall number" : "");
+		fputs("\n\n", out);
+		return;
+	}
 	if (t->file)
 		fprintf(out, "/* %s:%u */\n", t->file, t->line);
 	const char *name = t->name;
@@ -242,7 +274,11 @@ void au_report_change_text(FILE *out, const struct change *ch)
 			ch->new_enum->value);
 		break;
 	case CHANGE_ENUMERATOR_REMOVED:
-		fprintf(out, "enumerator %s removed (was %" PRId64 ")", ch->old_enum->name, ch->old_enum->value);
+		if (ch->other)
+			fprintf(out, "enumerator %s (%" PRId64 ") is now %s, with the same value", ch->old_enum->name,
+				ch->old_enum->value, ch->other);
+		else
+			fprintf(out, "enumerator %s removed (was %" PRId64 ")", ch->old_enum->name, ch->old_enum->value);
 		break;
 	case CHANGE_ENUMERATOR_ADDED:
 		fprintf(out, "enumerator %s added (%" PRId64 ")", ch->new_enum->name, ch->new_enum->value);
@@ -253,6 +289,16 @@ void au_report_change_text(FILE *out, const struct change *ch)
 	case CHANGE_ODR_CONFLICT:
 		fprintf(out, "defined with %" PRIu64 " different layouts in NEW (one definition rule; OLD: %" PRIu64 ")",
 			ch->new_value, ch->old_value);
+		break;
+	case CHANGE_CONSTANT_VALUE:
+		fputs("value ", out);
+		au_report_constant_text(out, ch->old_constant);
+		fputs(" -> ", out);
+		au_report_constant_text(out, ch->new_constant);
+		break;
+	case CHANGE_CONSTANT_MOVED:
+		fprintf(out, "now enumerator %s of %s, with the same value %" PRId64, ch->new_enum->name, ch->other,
+			ch->new_enum->value);
 		break;
 	}
 }
@@ -276,7 +322,14 @@ void au_report_diff_text(FILE *out, const struct comparison *c, const char *old_
 		fprintf(out, "\n%s: %s", f->name, au_finding_status_name(f->status));
 		if (t->file)
 			fprintf(out, " (%s:%u)", t->file, t->line);
-		if (f->old_type && f->new_type && f->old_type->size == f->new_type->size)
+		if (t->kind == LAYOUT_CONSTANT) {
+			if (au_is_syscall_name(au_constant_macro(t)))
+				fputs(", syscall number", out);
+			if (!f->new_type || !f->old_type) {
+				fputs(", value ", out);
+				au_report_constant_text(out, t->constant);
+			}
+		} else if (f->old_type && f->new_type && f->old_type->size == f->new_type->size)
 			fprintf(out, ", size %" PRIu64, f->new_type->size);
 		else if (f->old_type && !f->new_type)
 			fprintf(out, ", was size %" PRIu64, f->old_type->size);

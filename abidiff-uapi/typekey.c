@@ -197,3 +197,8 @@ const char *au_typekey_one_element(const char *key)
 {
 	return strncmp(key, "[1]", 3) == 0 ? key + 3 : NULL;
 }
+
+const char *au_typekey_constant(struct arena *a, const char *macro)
+{
+	return au_arena_printf(a, AU_CONSTANT_PREFIX "%s", macro);
+}

@@ -90,6 +90,8 @@ const char *au_typekey_fn_finish(struct typekey_fn *f, struct arena *a, const ch
 /* "struct foo", "union foo", "enum foo": the key and the model's name of a
  * tagged type; prefix is au_layout_kind_name's ("struct", "union", "enum"). */
 const char *au_typekey_named(struct arena *a, const char *prefix, const char *name);
+/* A #define constant's name in the model: "#define NAME" (AU_CONSTANT_PREFIX). */
+const char *au_typekey_constant(struct arena *a, const char *macro);
 /* A type named in a scope, as g++ nests it: "struct A::Node" for name
  * "struct Node" and scope "struct A" (a typedef name keeps no prefix). */
 const char *au_typekey_scoped(struct arena *a, const char *name, const char *scope);

@@ -1,0 +1,332 @@
+"""#define constants of installed UAPI headers, evaluated by the compiler.
+
+Half of the UAPI is constants: syscall numbers, flags, netlink attribute ids, generic-netlink
+family names, version numbers. This module finds every object-like macro a unit's headers define
+and has the compiler decide which are constants and what they are worth; nothing here evaluates
+an expression.
+
+  find_constants     the object-like macros defined under the include dir (the preprocessor's
+                     -dD), each expanded alone (-P) to sort out what cannot be a constant:
+                     empty macros (include guards, #ifdef flags), a name that expands to itself
+                     (the enumerator of that name carries the value), text that is no
+                     expression (`;`, braces), and the names the caller excludes (ioctl
+                     requests, which the ioctl step judges). A macro whose expansion is string
+                     literals is a string candidate, any other an integer candidate.
+  check_constants    compiles every candidate on its own line, in rounds (as the ioctl step
+                     does), and takes out each that does not compile with the compiler's first
+                     error as its reason: a type, a float (`enum` rejects it), an expression
+                     that needs a kernel-only name, a variable in C++ (`constexpr` rejects it).
+  unit_source        the headers, then per constant, after a #line naming its header and line:
+                       C:   static const __typeof__((NAME)) __abidiff_uapi_define__NAME = (NAME);
+                       C++: static constexpr __typeof__((NAME)) __abidiff_uapi_define__NAME = (NAME);
+                       strings: static const char __abidiff_uapi_define__NAME[] = NAME;
+                     with an anonymous enum beside each integer, so that only an integer
+                     constant expression passes. Compiled with -O1 -g, gcc and g++ give each
+                     variable a DW_AT_const_value (the integer, or the string's bytes) and the
+                     header and line of the #line as its declaring place; abidiff-uapi reads
+                     them as `#define NAME` constants (README "Constants") and compares them
+                     with the enums of the same side.
+  print_constants    the independent instrument: a program that includes the same headers and
+                     printf()s each value (tests).
+
+Command line (the printer, for a person to compare with):
+  python3 abidiff-uapi/uapi_check/constants.py [--print] [--cc gcc] INCLUDE_DIR HEADER...
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+
+try:
+    from .macros import _DIAG, MacroError, _first_error, _includes, _language, _macro_definitions, _preprocess, _run
+except ImportError:  # run as a script
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from uapi_check.macros import (_DIAG, MacroError, _first_error, _includes, _language,  # noqa: E402
+                                   _macro_definitions, _preprocess, _run)
+
+VAR_PREFIX = "__abidiff_uapi_define__"
+_CHECK_PREFIX = "__abidiff_uapi_check__"
+_PROBE = "__abidiff_uapi_probe__"
+_IOC_MARK = "__abidiff_uapi_ioc__"
+_STRINGS = re.compile(r'\s*(?:(?:u8)?"(?:[^"\\\n]|\\.)*"\s*)+')
+DEBUG_FLAGS = ["-O1", "-g"]
+_UNDECLARED = re.compile(r"'([A-Za-z_][A-Za-z0-9_]*)' (?:undeclared|was not declared)")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# Why a macro is not a constant, in the words of the report (the compiler's own reasons are
+# grouped under "does not compile as a constant").
+EMPTY = "empty (an include guard or a flag for #ifdef)"
+ITSELF = "expands to its own name (the enumerator of that name carries the value)"
+NOT_EXPRESSION = "not an expression (a statement, braces or unbalanced parentheses)"
+EXCLUDED = "built from _IOC: an ioctl request number, which the ioctl step judges"
+FUNCTION_LIKE = "function-like"
+NOT_CONSTANT = "does not compile as an integer constant expression or a string"
+
+
+@dataclass(frozen=True)
+class Constant:
+    name: str             # "O_CLOEXEC"
+    header: str           # "asm-generic/fcntl.h", relative to the include dir
+    line: int
+    string: bool = False  # its expansion is string literals
+    text: str = ""        # its expansion, as the preprocessor gave it (whitespace folded)
+
+
+def _balanced_text(text):
+    depth = 0
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def find_constants(cc: str, include_dir: str, headers: list[str], flags: list[str],
+                   exclude=frozenset()) -> tuple[list[Constant], dict[str, str]]:
+    """The candidates (header and line order) and {name: reason} of the macros that cannot be
+    constants before any compile: empty, self-naming, no expression, excluded, function-like."""
+    with tempfile.TemporaryDirectory(prefix="au-constants-") as work:
+        function_like = set()
+        defs, _ = _macro_definitions(
+            _preprocess(cc, include_dir, flags, _includes(headers), work, "-dD"), include_dir,
+            function_like)
+        names = sorted(defs)
+        # _IOC redefined after the headers to a marker: a macro built from it is an ioctl request
+        # (or derived from one), which the ioctl step numbers and judges.
+        probe = (_includes(headers) + f"#undef _IOC\n#define _IOC(dir, type, nr, size) {_IOC_MARK}\n"
+                 + "".join(f"{_PROBE}{i} {n}\n" for i, n in enumerate(names)))
+        out = _preprocess(cc, include_dir, flags, probe, work, "-P")
+    expansions = {}
+    current = None
+    for raw in out.split("\n"):
+        if raw.startswith(_PROBE):
+            num, _, text = raw[len(_PROBE):].partition(" ")
+            current = int(num)
+            expansions[current] = [text]
+        elif current is not None and not raw.startswith("#"):
+            expansions[current].append(raw)
+    if len(expansions) != len(names):
+        raise MacroError(f"preprocessor output lost {len(names) - len(expansions)} of {len(names)} macros")
+    found, rejected = [], {}
+    for i, name in enumerate(names):
+        text = " ".join(" ".join(expansions[i]).split())
+        if name in exclude or _IOC_MARK in text:
+            rejected[name] = EXCLUDED
+        elif not text:
+            rejected[name] = EMPTY
+        elif text == name:
+            rejected[name] = ITSELF
+        elif any(c in text for c in ";{}") or not _balanced_text(text):
+            rejected[name] = NOT_EXPRESSION
+        else:
+            header, line = defs[name]
+            found.append(Constant(name, header, line, bool(_STRINGS.fullmatch(text)), text))
+    for name in function_like - set(defs):
+        rejected.setdefault(name, FUNCTION_LIKE)
+    return sorted(found, key=lambda k: (k.header, k.line, k.name)), rejected
+
+
+def _declaration(k: Constant, lang: str) -> str:
+    """One constant's line: a variable the compiler must be able to initialise at compile time."""
+    if k.string:
+        return f"static const char {VAR_PREFIX}{k.name}[] = {k.name};"
+    storage = "static constexpr" if lang == "c++" else "static const"
+    return (f"enum {{ {_CHECK_PREFIX}{k.name} = ({k.name}) }}; "
+            f"{storage} __typeof__(({k.name})) {VAR_PREFIX}{k.name} = ({k.name});")
+
+
+def unit_source(constants: list[Constant], headers: list[str], include_dir: str, lang: str) -> str:
+    """The headers, then each constant on a line of its own after a #line that names its
+    header (as the compiler names it: include_dir/header) and line."""
+    parts = [_includes(headers)]
+    for k in constants:
+        path = os.path.join(include_dir, k.header).replace("\\", "\\\\").replace('"', '\\"')
+        parts.append(f'#line {k.line} "{path}"\n{_declaration(k, lang)}\n')
+    return "".join(parts)
+
+
+def _check_source(constants, headers, lang):
+    """The syntax check's unit: one line per constant, no #line (a diagnostic's line is the
+    constant's index)."""
+    return _includes(headers) + "".join(_declaration(k, lang) + "\n" for k in constants)
+
+
+def _failing_lines(cc, include_dir, headers, flags, constants, path):
+    """{index in constants: first error} of the check unit. An error that the compiler places in
+    a header (a token of the macro's own definition) is attributed to the unit line named by the
+    'in expansion of macro' note that follows it; an error that no line of the unit explains
+    raises MacroError."""
+    lang = _language(cc, flags)
+    with open(path, "w") as f:
+        f.write(_check_source(constants, headers, lang))
+    rc, _, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-fsyntax-only",
+                       "-fdiagnostics-plain-output", "-fmax-errors=0", "-w", path])
+    if rc == 0:
+        return {}
+    first = len(headers) + 1
+    unit = os.path.realpath(path)
+    bad, pending = {}, None
+
+    def flush():
+        if pending is not None:
+            raise MacroError(f"the constants unit does not compile outside its constants: {pending}")
+
+    for line in err.splitlines():
+        m = _DIAG.match(line)
+        if not m:
+            continue
+        here = os.path.realpath(m.group(1)) == unit
+        idx = int(m.group(2)) - first
+        if m.group(3) in ("error", "fatal error"):
+            flush()
+            pending = None
+            if here and 0 <= idx < len(constants):
+                bad.setdefault(idx, m.group(4).strip())
+            else:
+                pending = line.strip()
+        elif m.group(3) == "note" and pending is not None and here and 0 <= idx < len(constants):
+            bad.setdefault(idx, pending.split(": error: ", 1)[-1])
+            pending = None
+    flush()
+    if not bad:
+        raise MacroError(f"the constants unit does not compile: {_first_error(err)}")
+    return bad
+
+
+def check_constants(cc: str, include_dir: str, headers: list[str], flags: list[str],
+                    constants: list[Constant], max_rounds: int = 10) -> tuple[list[Constant], dict[str, str]]:
+    """Compile every candidate (syntax only); take out each that fails on its own line, with
+    the compiler's first error, only when it also fails in a unit of the failing ones alone (an
+    error that spills over never costs a constant); repeat until all compile."""
+    lang = _language(cc, flags)
+    kept, skipped = list(constants), {}
+    with tempfile.TemporaryDirectory(prefix="au-constants-") as work:
+        path = os.path.join(work, "check.cc" if lang == "c++" else "check.c")
+        for _ in range(max_rounds):
+            bad = _failing_lines(cc, include_dir, headers, flags, kept, path)
+            if not bad:
+                return kept, skipped
+            suspects = [kept[i] for i in sorted(bad)]
+            confirmed = {}
+            while suspects:
+                more = _failing_lines(cc, include_dir, headers, flags, suspects, path)
+                if not more:
+                    break
+                confirmed.update({suspects[i].name: r for i, r in more.items()})
+                suspects = [x for i, x in enumerate(suspects) if i not in more]
+            if not confirmed:
+                raise MacroError("the constants unit fails, but none of its failing constants fails alone: "
+                                 + "; ".join(f"{kept[i].name}: {r}" for i, r in sorted(bad.items())[:5]))
+            # gcc names an undeclared identifier once per unit: every other candidate that
+            # expands to it fails for the same reason (si_pid, si_uid... all use _sifields).
+            undeclared = {m.group(1): r for r in confirmed.values() for m in [_UNDECLARED.match(r)] if m}
+            for x in kept:
+                if x.name not in confirmed and undeclared:
+                    hit = next((w for w in _IDENT.findall(x.text) if w in undeclared), None)
+                    if hit:
+                        confirmed[x.name] = undeclared[hit]
+            skipped.update(confirmed)
+            kept = [x for x in kept if x.name not in confirmed]
+    raise MacroError(f"the constants still fail after {max_rounds} rounds")
+
+
+def compile_constants_unit(cc: str, include_dir: str, headers: list[str], flags: list[str],
+                           constants: list[Constant], obj: str, extra=()) -> None:
+    """Compile unit_source() to obj (the source is written next to obj). extra: flags such as
+    -fdebug-prefix-map, so that DWARF names the headers as the layout unit does."""
+    lang = _language(cc, flags)
+    src = os.path.splitext(obj)[0] + (".cc" if lang == "c++" else ".c")
+    with open(src, "w") as f:
+        f.write(unit_source(constants, headers, include_dir, lang))
+    rc, _, err = _run([cc, *flags, *DEBUG_FLAGS, *extra, "-I", include_dir, "-x", lang, "-w",
+                       "-fdiagnostics-plain-output", "-c", src, "-o", obj])
+    if rc != 0:
+        raise MacroError(f"{src}: does not compile: {_first_error(err)}")
+
+
+def reason_counts(rejected: dict[str, str]) -> dict[str, int]:
+    """{reason: count}, the compiler's own reasons grouped under NOT_CONSTANT."""
+    fixed = {EMPTY, ITSELF, NOT_EXPRESSION, EXCLUDED, FUNCTION_LIKE}
+    counts = {}
+    for reason in rejected.values():
+        key = reason if reason in fixed else NOT_CONSTANT
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def printer_source(constants: list[Constant], headers: list[str]) -> str:
+    """A program (C and C++) that prints `NAME value` per constant: integers in decimal with
+    their sign as the compiler sees it, strings as hex bytes (the terminating NUL included)."""
+    body = []
+    for k in constants:
+        if k.string:
+            body.append(f'\tdump("{k.name}", {k.name}, sizeof({k.name}));\n')
+        else:
+            body.append(f'\tif (({k.name}) < 0) printf("{k.name} %lld\\n", (long long)({k.name}));\n'
+                        f'\telse printf("{k.name} %llu\\n", (unsigned long long)({k.name}));\n')
+    return ("#include <stdio.h>\n" + _includes(headers)
+            + "\nstatic void dump(const char *name, const char *s, unsigned long n)\n{\n"
+              "\tunsigned long i;\n\tprintf(\"%s \\\"\", name);\n"
+              "\tfor (i = 0; i < n; i++)\n\t\tprintf(\"%02x\", (unsigned char)s[i]);\n\tprintf(\"\\n\");\n}\n"
+            + "\nint main(void)\n{\n" + "".join(body) + "\treturn 0;\n}\n")
+
+
+def print_constants(cc: str, include_dir: str, headers: list[str], flags: list[str],
+                    constants: list[Constant]) -> dict[str, object]:
+    """Build and run the printer: {name: int, or bytes for a string}."""
+    lang = _language(cc, flags)
+    with tempfile.TemporaryDirectory(prefix="au-constants-") as work:
+        src = os.path.join(work, "print.cc" if lang == "c++" else "print.c")
+        exe = os.path.join(work, "print")
+        with open(src, "w") as f:
+            f.write(printer_source(constants, headers))
+        rc, _, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-w", src, "-o", exe])
+        if rc != 0:
+            raise MacroError(f"the constants printer does not compile: {_first_error(err)}")
+        rc, out, err = _run([exe])
+        if rc != 0:
+            raise MacroError(f"the constants printer exits {rc}: {err.strip()}")
+    values = {}
+    for line in out.splitlines():
+        name, value = line.split(" ", 1)
+        values[name] = bytes.fromhex(value[1:]) if value.startswith('"') else int(value)
+    return values
+
+
+def main(argv):
+    import argparse
+    p = argparse.ArgumentParser(description="List the #define constants of UAPI headers, or print "
+                                "their values as a compiled program computes them.")
+    p.add_argument("--print", action="store_true", dest="print_")
+    p.add_argument("--cc", default=os.environ.get("CC", "gcc"))
+    p.add_argument("--flag", action="append", default=[], help="a compiler flag (repeatable)")
+    p.add_argument("include_dir")
+    p.add_argument("headers", nargs="+")
+    a = p.parse_args(argv)
+    flags = a.flag or (["-std=gnu++17"] if _language(a.cc, []) == "c++" else ["-std=gnu11"])
+    try:
+        found, rejected = find_constants(a.cc, a.include_dir, a.headers, flags)
+        kept, skipped = check_constants(a.cc, a.include_dir, a.headers, flags, found)
+        if a.print_:
+            for name, value in print_constants(a.cc, a.include_dir, a.headers, flags, kept).items():
+                print(f"{name} {value.hex() if isinstance(value, bytes) else value}")
+        else:
+            for k in kept:
+                print(f"{k.header}:{k.line}: {k.name}" + (" (string)" if k.string else ""))
+    except MacroError as e:
+        print(f"constants: {e}", file=sys.stderr)
+        return 2
+    for reason, n in reason_counts({**rejected, **skipped}).items():
+        print(f"not a constant: {n} {reason}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
