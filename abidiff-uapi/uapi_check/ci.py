@@ -60,6 +60,45 @@ def merged_junit(out, comparisons):
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_ci_reports(out, comparisons):
-    write_atomic(os.path.join(out, "report.sarif"), json.dumps(merged_sarif(out, comparisons), indent=1) + "\n")
-    write_atomic(os.path.join(out, "report.junit.xml"), merged_junit(out, comparisons))
+def compile_failures(checks):
+    """(check, Failure) of every header a headers-compile check fails on."""
+    return [(c, f) for c in checks or () if c.check.endswith("headers-compile") for f in c.failures]
+
+
+def compile_sarif_run(checks):
+    """One SARIF run for the headers that stopped compiling alone: a result each, an error."""
+    results = [{"ruleId": c.check, "level": "error",
+                "message": {"text": f"{f.header} no longer compiles alone: {f.error}"},
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": f.header}}}]}
+               for c, f in compile_failures(checks)]
+    rules = [{"id": c.check, "shortDescription": {"text": c.description}}
+             for c in checks or () if c.check.endswith("headers-compile")]
+    return {"tool": {"driver": {"name": "uapi-check", "rules": rules}}, "results": results,
+            "properties": {"comparison": "headers-compile"}}
+
+
+def compile_junit_suite(checks):
+    """One <testsuite> with a failing testcase per header that stopped compiling alone."""
+    fails = compile_failures(checks)
+    suite = ET.Element("testsuite", name="uapi-check headers-compile", tests=str(len(fails)),
+                       failures=str(len(fails)), errors="0", skipped="0")
+    for c, f in fails:
+        case = ET.SubElement(suite, "testcase", classname=c.check, name=f.header)
+        ET.SubElement(case, "failure", message=f"{f.header} no longer compiles alone", type=c.check).text = f.error
+    return suite
+
+
+def write_ci_reports(out, comparisons, checks=None):
+    sarif = merged_sarif(out, comparisons)
+    junit = merged_junit(out, comparisons)
+    if compile_failures(checks):
+        sarif["runs"].append(compile_sarif_run(checks))
+        root = ET.fromstring(junit.split("\n", 1)[1])
+        suite = compile_junit_suite(checks)
+        root.append(suite)
+        for k in ("tests", "failures"):
+            root.set(k, str(int(root.get(k, "0")) + int(suite.get(k))))
+        ET.indent(root)
+        junit = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    write_atomic(os.path.join(out, "report.sarif"), json.dumps(sarif, indent=1) + "\n")
+    write_atomic(os.path.join(out, "report.junit.xml"), junit)

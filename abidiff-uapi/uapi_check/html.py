@@ -165,6 +165,12 @@ def summary_section(report, fails, reviews):
             out.append(f'<tr><td><span class="verdict {state}">{state.upper()}</span></td>'
                        f"<td>{escape(c.description)}</td><td>{len(c.failures)} findings</td></tr>")
         out.append("</table>")
+        broken = [(c, f) for c in checks if c.check.endswith("headers-compile") for f in c.failures]
+        if broken:
+            out.append('<h3 id="stopped-compiling">Headers that stopped compiling alone</h3><ul>')
+            out += [f"<li><code>{escape(f.header)}</code> ({'C++' if c.check.startswith('cxx') else 'C'}): "
+                    f"{escape(f.error or '')}</li>" for c, f in broken]
+            out.append("</ul>")
     return out
 
 

@@ -135,10 +135,22 @@ def break_lines(fails, header_changes, comparisons):
     return lines
 
 
+def compile_lines(report):
+    """Headers that fail a headers-compile check: first on the screen, each with its first error."""
+    lines = []
+    for c in getattr(report, "checks", None) or ():
+        if c.check.endswith("headers-compile") and c.failures:
+            lang = "C++" if c.check.startswith("cxx") else "C"
+            lines.append(f"Headers that stopped compiling alone in {lang}: {len(c.failures)}")
+            lines += [f"  {f.header}: {f.error}" for f in c.failures]
+    return lines
+
+
 def opening_screen(report):
     comps = report.comparisons
     gs = groups(comps)
-    lines = break_lines([g for g in gs if g.worst() == FAIL], report.header_changes, comps)
+    lines = compile_lines(report)
+    lines += break_lines([g for g in gs if g.worst() == FAIL], report.header_changes, comps)
     reviews = [g for g in gs if g.worst() != FAIL and any(f.tool_severity == "review" for f in g.findings)]
     lines.append("")
     lines.append(f"Review: {plural(len(reviews), 'type')}" if reviews else "Review: none")
