@@ -46,6 +46,7 @@ from .compat_report import terminal_summary as compat_summary, write_reports as 
 from .config import OUT, ROOT, add_flags
 from .env import check_environment, ensure_tool
 from .git import Repo, describe as describe_git
+from .defines import step_constants
 from .headers import step_headers
 from .html import render_html
 from .judge import evaluate_checks
@@ -82,6 +83,9 @@ def parse_args(argv):
                    help="extra flags for every compile, C and C++ (part of every cache key); "
                         "write --cflags=-DX, since FLAGS start with a dash")
     p.add_argument("--out", help="output directory (default build/uapi-check/KERNEL, or OLD-vs-NEW)")
+    p.add_argument("--constants", action="store_true",
+                   help="also compare every #define constant, evaluated by the compiler (step 3c; C++ "
+                        "takes minutes on a whole UAPI)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel jobs (default nproc)")
     p.add_argument("--quiet", action="store_true", help="print only the verdict")
     p.add_argument("--fail-on", choices=("break", "review"), default="break",
@@ -135,7 +139,7 @@ def parse_args(argv):
     if not waivers and not a.old and not a.git and os.path.isfile(os.path.join(patches, "waivers")):
         waivers = os.path.join(patches, "waivers")   # what the series changes on purpose
     return Options(kernel=a.kernel, patches=patches, old=a.old, new=a.new, out=os.path.abspath(out),
-                   jobs=a.jobs, quiet=a.quiet, fail_on=a.fail_on,
+                   jobs=a.jobs, quiet=a.quiet, fail_on=a.fail_on, constants=a.constants,
                    waivers=os.path.abspath(waivers) if waivers else None,
                    baseline=os.path.abspath(a.baseline) if a.baseline else None,
                    arch=pair[0] if pair else arch, compat=pair[1] if pair else None,
@@ -179,6 +183,7 @@ def check(opts, progress, started):
     headers = step_headers(opts, compilers, trees, progress)
     units = step_units(opts, compilers, trees, headers, progress)
     extra = step_extra_units(opts, compilers, trees, headers, units, progress)
+    defines = step_constants(opts, compilers, trees, units, extra, progress) if opts.constants else {}
     progress.step("step 4: abidiff-uapi over the comparison matrix")
     tool = ensure_tool(progress)
     comparisons = step_compare(opts, tool, extra, progress)
@@ -193,6 +198,7 @@ def check(opts, progress, started):
                     trees=trees, headers=headers, units=units, extra=extra, comparisons=comparisons,
                     coverage=coverage, fail_on=opts.fail_on, header_changes=header_changes(trees),
                     waivers=waivers, baseline=opts.baseline, ioctls_skipped=ioctls_skipped,
+                    constants=defines,
                     arch=opts.arch)
     report.summary = summary_rows(headers, units, extra, comparisons, coverage)
     report.size_differences = size_differences(comparisons)
@@ -243,7 +249,7 @@ def run_check(opts, progress):
         report = check(opts, progress, started)
         write_atomic(os.path.join(opts.out, "report.json"), json.dumps(report.to_json(), indent=1) + "\n")
         write_atomic(os.path.join(opts.out, "report.txt"), render_text(report))
-        write_ci_reports(opts.out, report.comparisons)
+        write_ci_reports(opts.out, report.comparisons, report.checks)
         write_atomic(os.path.join(opts.out, "report.html"), render_html(report))
         return report
 

@@ -32,9 +32,10 @@ def base_matrix(drift):
             MatrixLine("c-before_cxx-after", "c-before", "cxx-after", True, "cross-series", True)]
 
 
-def matrix_args(old_object, new_object, common_only, strict=False, fail_on="break"):
-    """The tool's arguments for one line, relative to the out dir (as matrix.txt has them)."""
-    args = [f"obj/{old_object}.o", f"obj/{new_object}.o", "--headers", "include/before",
+def matrix_args(old_object, new_object, common_only, strict=False, fail_on="break", ext="o"):
+    """The tool's arguments for one line, relative to the out dir (as matrix.txt has them). ext:
+    "a" for the archives of step 3c (each object with its #define constants), "o" without."""
+    args = [f"obj/{old_object}.{ext}", f"obj/{new_object}.{ext}", "--headers", "include/before",
             "--headers", "include/after"]
     if common_only:
         args.append("--common-only")
@@ -46,7 +47,7 @@ def matrix_args(old_object, new_object, common_only, strict=False, fail_on="brea
 
 
 def comparison_args(c):
-    return matrix_args(c.old_object, c.new_object, c.common_only, c.strict, c.fail_on)
+    return matrix_args(c.old_object, c.new_object, c.common_only, c.strict, c.fail_on, c.ext)
 
 
 CI_FORMATS = (("sarif", "sarif"), ("junit", "junit.xml"))   # --format, diff/NAME.<suffix>
@@ -75,19 +76,19 @@ def run_comparison(tool, out, name, args, ci=False):
         raise Fatal(f"abidiff-uapi diff {name}: output is not JSON ({e})")
 
 
-def plan(drift, pairs, fail_on="break"):
+def plan(drift, pairs, fail_on="break", ext="o"):
     """Every comparison to run: the base lines, then each left-out header's own pair."""
     base = base_matrix(drift)
     fail = fail_on if drift else "break"
     comps = [Comparison(b.name, b.old, b.new, b.common_only, b.role, b.old, b.new,
-                        strict=b.strict, fail_on=fail) for b in base]
+                        strict=b.strict, fail_on=fail, ext=ext) for b in base]
     by_name = {b.name: b for b in base}
     for p in pairs:
         b = by_name[p.base]
         slug = p.old_object.split("+", 1)[1]
         comps.append(Comparison(f"{p.base}+{slug}", p.old, p.new, b.common_only, b.role,
                                 p.old_object, p.new_object, base=p.base, header=p.header,
-                                strict=b.strict, fail_on=fail))
+                                strict=b.strict, fail_on=fail, ext=ext))
     return comps
 
 
@@ -105,7 +106,7 @@ def write_matrix(out, comps):
 def step_compare(opts, tool, extra, progress):
     """Step 4: the matrix, the tool's raw outputs and the findings judged per comparison.
     Returns {name: Comparison}."""
-    comps = plan(opts.drift, extra.pairs, opts.fail_on)
+    comps = plan(opts.drift, extra.pairs, opts.fail_on, "a" if opts.constants else "o")
     write_matrix(opts.out, comps)
 
     def one(c):

@@ -25,6 +25,7 @@ class Options:
     compat: Optional[Arch] = None       # --compat ARCH32: its 32-bit architecture (compat.py)
     git: Optional[str] = None           # --git DIR: old and new are revisions of it (git.py)
     full: bool = False                  # --full: read no cache (results are still stored)
+    constants: bool = False             # --constants: step 3c, the #define constants
     cflags: tuple = ()                  # --cflags: extra flags for every compile (in every key)
     each: Optional[str] = None          # --each-commit BASE..TIP
 
@@ -292,6 +293,7 @@ class Comparison:
     # ioctl request numbers that differ between the two sides (ioctls.py fills it; the report
     # lists them after the layout findings).
     ioctls: List[dict] = field(default_factory=list)
+    ext: str = "o"              # obj/NAME.a (with #define constants, step 3c) or obj/NAME.o
 
     def to_json(self):
         d = {"old": self.old, "new": self.new, "common_only": self.common_only, "role": self.role,
@@ -375,6 +377,9 @@ class Report:
     header_changes: List[HeaderChange] = field(default_factory=list)
     # Per unit: the ioctl requests whose number does not compile there, with the compiler's reason.
     ioctls_skipped: Dict[str, Dict[str, str]] = field(default_factory=dict)
+    # Per object (c-after, c-after+linux-uio...): its #define constants (defines.py): how many, and
+    # the macros that are not constants, counted by reason.
+    constants: Dict[str, dict] = field(default_factory=dict)
     waivers: list = field(default_factory=list)         # waivers.Waiver
     baseline: Optional[str] = None
     arch: Arch = ARCHES[DEFAULT_ARCH]
@@ -401,6 +406,8 @@ class Report:
             "baseline": self.baseline,
             "ioctls": {k: c.ioctls for k, c in self.comparisons.items() if c.ioctls},
             "ioctls_skipped": self.ioctls_skipped,
+            "constants": {k: {x: v[x] for x in ("object", "constants", "strings", "syscalls", "not_constants")}
+                          for k, v in self.constants.items()},
             "steps": {
                 "trees": self.trees.to_json(),
                 "headers": self.headers.to_json(),
