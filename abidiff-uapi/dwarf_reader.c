@@ -50,7 +50,7 @@ struct au_error *au_dwarf_read_layouts_opts(const char *path, struct layout_mode
 }
 
 static struct au_error *read_fd(const char *path, int fd, struct layout_model *model,
-				const struct dwarf_read_options *opts, bool member);
+				const struct dwarf_read_options *opts);
 
 struct archive_read {
 	struct layout_model *model;
@@ -60,13 +60,14 @@ struct archive_read {
 static struct au_error *read_member(const char *label, int fd, void *arg)
 {
 	struct archive_read *a = arg;
-	return read_fd(label, fd, a->model, a->opts, true);
+	return read_fd(label, fd, a->model, a->opts);
 }
 
 /* An ar archive (a static library): every member is read into the one
  * model, as the units of a library are (a name that members define with
  * different layouts is an ODR conflict). A member with no DWARF, or that
- * cannot be read, is an error naming it. */
+ * cannot be read, is an error naming it; members that define no type are
+ * an empty model, as a single object is. */
 static struct au_error *read_archive(const char *path, int fd, struct layout_model *model,
 				     const struct dwarf_read_options *opts)
 {
@@ -75,8 +76,6 @@ static struct au_error *read_archive(const char *path, int fd, struct layout_mod
 	struct au_error *err = each_archive_member(path, fd, read_member, &a, &members);
 	if (!err && members == 0)
 		err = au_error_format("%s: an archive with no members", path);
-	else if (!err && model->ntypes == 0)
-		err = au_error_format("%s: no struct, union or enum definition in any of its %zu members", path, members);
 	return err;
 }
 
@@ -86,7 +85,7 @@ struct au_error *au_dwarf_read_layouts_fd(const char *path, int fd, struct layou
 	elf_version(EV_CURRENT);
 	if (is_archive(fd))
 		return read_archive(path, fd, model, opts);
-	return read_fd(path, fd, model, opts, false);
+	return read_fd(path, fd, model, opts);
 }
 
 /* Checks the file before libdw sees it; a .o whose type units sit in COMDAT
@@ -241,22 +240,19 @@ static void read_units(struct reader *r, Dwarf *dw)
 	}
 }
 
-/* Never an empty model: debug information with nothing to compare is an
- * error (an archive member may have none: the archive is checked whole). */
-static void check_read(struct reader *r, bool member)
+/* Debug information that is there but cannot be walked is an error, never
+ * an empty model. Readable debug information that defines no struct, union
+ * or enum (a struct only declared; an enum no longer emitted; a unit of
+ * functions) is an empty model: it compares as "every type added" or
+ * "every type removed", like any other. */
+static void check_read(struct reader *r)
 {
 	if (!r->err && r->units == 0)
 		r->err = au_error_format("%s: no DWARF compilation units", r->path);
-	else if (!r->err && r->model->ntypes == 0 && !member)
-		r->err = r->definitions
-			? au_error_format("%s: none of the %zu struct, union or enum definitions in its debug information "
-					  "(%zu units) has a name to compare it by", r->path, r->definitions, r->units / 2)
-			: au_error_format("%s: its debug information (%zu unit%s) defines no struct, union or enum: "
-					  "no layout to compare", r->path, r->units / 2, r->units / 2 == 1 ? "" : "s");
 }
 
 static struct au_error *read_fd(const char *path, int fd, struct layout_model *model,
-				const struct dwarf_read_options *opts, bool member)
+				const struct dwarf_read_options *opts)
 {
 	struct reader r = { .model = model, .path = path };
 	r.cycle.mt = au_member_type_new(&model->arena, "?", TYPEKEY_CYCLE, NULL, NULL, 0, NULL);
@@ -281,7 +277,7 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 		add_regions(&r, alt.elf, path);
 	scan_units(&r, dw);
 	read_units(&r, dw);
-	check_read(&r, member);
+	check_read(&r);
 	reader_deinit(&r);
 	if (own_dw)
 		dwarf_end(own_dw);

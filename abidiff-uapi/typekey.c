@@ -197,3 +197,9 @@ const char *au_typekey_one_element(const char *key)
 {
 	return strncmp(key, "[1]", 3) == 0 ? key + 3 : NULL;
 }
+
+const char *au_typekey_definition(struct arena *a, const struct layout_type *t)
+{
+	return au_arena_printf(a, "%s/a%llu/%s", au_typekey_anon(a, t), (unsigned long long)t->align,
+			       t->scope ? t->scope : "");
+}
