@@ -51,7 +51,7 @@ struct reader {
 	struct strmap qual_names;     /* aggregate DIE in a namespace -> "ns::name" */
 	struct strmap decl_scopes;    /* declaration DIE in a class -> that class's model name */
 	struct strmap visited[2];     /* units read, per pass */
-	size_t units;
+	size_t units, definitions;
 	bool has_alt;
 	bool multi_unit;              /* more than one compile unit: names may repeat */
 	struct strmap odr_keys;       /* layout_type * -> its definition key */

@@ -50,7 +50,7 @@ struct au_error *au_dwarf_read_layouts_opts(const char *path, struct layout_mode
 }
 
 static struct au_error *read_fd(const char *path, int fd, struct layout_model *model,
-				const struct dwarf_read_options *opts);
+				const struct dwarf_read_options *opts, bool member);
 
 struct archive_read {
 	struct layout_model *model;
@@ -60,7 +60,7 @@ struct archive_read {
 static struct au_error *read_member(const char *label, int fd, void *arg)
 {
 	struct archive_read *a = arg;
-	return read_fd(label, fd, a->model, a->opts);
+	return read_fd(label, fd, a->model, a->opts, true);
 }
 
 /* An ar archive (a static library): every member is read into the one
@@ -85,7 +85,7 @@ struct au_error *au_dwarf_read_layouts_fd(const char *path, int fd, struct layou
 	elf_version(EV_CURRENT);
 	if (is_archive(fd))
 		return read_archive(path, fd, model, opts);
-	return read_fd(path, fd, model, opts);
+	return read_fd(path, fd, model, opts, false);
 }
 
 /* Checks the file before libdw sees it; a .o whose type units sit in COMDAT
@@ -245,14 +245,19 @@ static void read_units(struct reader *r, Dwarf *dw)
  * or enum (a struct only declared; an enum no longer emitted; a unit of
  * functions) is an empty model: it compares as "every type added" or
  * "every type removed", like any other. */
-static void check_read(struct reader *r)
+static void check_read(struct reader *r, bool member)
 {
 	if (!r->err && r->units == 0)
 		r->err = au_error_format("%s: no DWARF compilation units", r->path);
+	else if (!r->err && r->model->ntypes == 0 && r->definitions && !member)
+		/* Definitions were met but none can be paired: a model with
+		 * nothing in it would pass any change. */
+		r->err = au_error_format("%s: none of the %zu struct, union or enum definitions in its debug information "
+					 "(%zu units) has a name to compare it by", r->path, r->definitions, r->units / 2);
 }
 
 static struct au_error *read_fd(const char *path, int fd, struct layout_model *model,
-				const struct dwarf_read_options *opts)
+				const struct dwarf_read_options *opts, bool member)
 {
 	struct reader r = { .model = model, .path = path };
 	r.cycle.mt = au_member_type_new(&model->arena, "?", TYPEKEY_CYCLE, NULL, NULL, 0, NULL);
@@ -277,7 +282,7 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 		add_regions(&r, alt.elf, path);
 	scan_units(&r, dw);
 	read_units(&r, dw);
-	check_read(&r);
+	check_read(&r, member);
 	reader_deinit(&r);
 	if (own_dw)
 		dwarf_end(own_dw);

@@ -341,6 +341,7 @@ static void visit_types(struct reader *r, Dwarf_Die *die, int tag, const void *c
 			else
 				add_definition(r, first, t);
 		}
+		r->definitions++;
 	}
 	if (tag != DW_TAG_enumeration_type)
 		walk_children(r, die, 1, visit_types, name, depth + 1);
