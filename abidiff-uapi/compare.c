@@ -687,6 +687,37 @@ static void grade_size(struct comparer *c, struct change *size, const struct cha
 		because(size, REASON_TAIL_GROWTH);
 }
 
+/* The definitions of one name on each side (the model's type and its
+ * odr_next chain) are the same set of layouts, whatever their order. */
+static bool same_definitions(struct comparer *c, const struct layout_type *o, const struct layout_type *n)
+{
+	size_t no = 0, nn = 0;
+	for (const struct layout_type *d = o; d; d = d->odr_next)
+		no++;
+	for (const struct layout_type *d = n; d; d = d->odr_next)
+		nn++;
+	if (no != nn)
+		return false;
+	const char **ko = au_xmalloc(no * sizeof(*ko));
+	size_t k = 0;
+	for (const struct layout_type *d = o; d; d = d->odr_next)
+		ko[k++] = au_typekey_definition(&c->out->arena, d);
+	bool same = true;
+	for (const struct layout_type *d = n; d && same; d = d->odr_next) {
+		const char *kn = au_typekey_definition(&c->out->arena, d);
+		same = false;
+		for (size_t i = 0; i < no && !same; i++)
+			same = ko[i] && strcmp(ko[i], kn) == 0;
+		for (size_t i = 0; i < no && same; i++)
+			if (ko[i] && strcmp(ko[i], kn) == 0) {
+				ko[i] = NULL;   /* each layout of OLD matches one of NEW */
+				break;
+			}
+	}
+	free(ko);
+	return same;
+}
+
 /* Compares the type called name on both sides, once; the result is kept so
  * that a struct embedding it can ask how it changed. */
 static struct type_finding *compare_named(struct comparer *c, const char *name)
@@ -736,10 +767,12 @@ static struct type_finding *compare_named(struct comparer *c, const char *name)
 		compare_members(c, o, n);
 	if (size_at != SIZE_MAX)
 		grade_size(c, &c->buf[size_at], c->buf + start, c->nbuf - start);
-	if (n->odr_next) {
-		/* Two layouts under one name in NEW: whichever a program got, the
-		 * other unit disagrees (the definitions were read in full, and the
-		 * first in layout order compared above). */
+	if (n->odr_next && !same_definitions(c, o, n)) {
+		/* Two layouts under one name in NEW, and not the ones OLD had:
+		 * whichever a program got, the other unit disagrees (the
+		 * definitions were read in full, and the first in layout order
+		 * compared above). The same set on both sides (a library whose
+		 * units always disagreed, linked in another order) is no change. */
 		struct change *ch = push(c, CHANGE_ODR_CONFLICT, true, REASON_ODR_CONFLICT);
 		for (const struct layout_type *d = o; d; d = d->odr_next)
 			ch->old_value++;

@@ -57,7 +57,7 @@ const struct convention au_conventions[REASON_COUNT] = {
 				 "C against C++: a C member name that C++ reserves, kept in the same slot "
 				 "under another name" },
 	[REASON_ODR_CONFLICT] = { "odr-conflict", SEVERITY_BREAK,
-				  "one name has two different layouts in one object" },
+				  "one name has two different layouts in NEW, not the set of layouts OLD has" },
 	[REASON_CONSTANT_VALUE] = { "constant-value", SEVERITY_BREAK,
 				    "a #define constant (not a sentinel) changed its value: a syscall number, a flag, "
 				    "an attribute id, a string compared byte by byte" },

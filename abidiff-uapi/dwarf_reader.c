@@ -66,7 +66,8 @@ static struct au_error *read_member(const char *label, int fd, void *arg)
 /* An ar archive (a static library): every member is read into the one
  * model, as the units of a library are (a name that members define with
  * different layouts is an ODR conflict). A member with no DWARF, or that
- * cannot be read, is an error naming it. */
+ * cannot be read, is an error naming it; members that define no type are
+ * an empty model, as a single object is. */
 static struct au_error *read_archive(const char *path, int fd, struct layout_model *model,
 				     const struct dwarf_read_options *opts)
 {
@@ -75,8 +76,6 @@ static struct au_error *read_archive(const char *path, int fd, struct layout_mod
 	struct au_error *err = each_archive_member(path, fd, read_member, &a, &members);
 	if (!err && members == 0)
 		err = au_error_format("%s: an archive with no members", path);
-	else if (!err && model->ntypes == 0)
-		err = au_error_format("%s: no struct, union or enum definition in any of its %zu members", path, members);
 	return err;
 }
 
@@ -241,18 +240,20 @@ static void read_units(struct reader *r, Dwarf *dw)
 	}
 }
 
-/* Never an empty model: debug information with nothing to compare is an
- * error (an archive member may have none: the archive is checked whole). */
+/* Debug information that is there but cannot be walked is an error, never
+ * an empty model. Readable debug information that defines no struct, union
+ * or enum (a struct only declared; an enum no longer emitted; a unit of
+ * functions) is an empty model: it compares as "every type added" or
+ * "every type removed", like any other. */
 static void check_read(struct reader *r, bool member)
 {
 	if (!r->err && r->units == 0)
 		r->err = au_error_format("%s: no DWARF compilation units", r->path);
-	else if (!r->err && r->model->ntypes == 0 && !member)
-		r->err = r->definitions
-			? au_error_format("%s: none of the %zu struct, union or enum definitions in its debug information "
-					  "(%zu units) has a name to compare it by", r->path, r->definitions, r->units / 2)
-			: au_error_format("%s: its debug information (%zu unit%s) defines no struct, union or enum: "
-					  "no layout to compare", r->path, r->units / 2, r->units / 2 == 1 ? "" : "s");
+	else if (!r->err && r->model->ntypes == 0 && r->definitions && !member)
+		/* Definitions were met but none can be paired: a model with
+		 * nothing in it would pass any change. */
+		r->err = au_error_format("%s: none of the %zu struct, union or enum definitions in its debug information "
+					 "(%zu units) has a name to compare it by", r->path, r->definitions, r->units / 2);
 }
 
 static struct au_error *read_fd(const char *path, int fd, struct layout_model *model,

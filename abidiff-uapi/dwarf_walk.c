@@ -167,8 +167,7 @@ static const char *definition_key(struct reader *r, struct layout_type *t)
 {
 	const char *k = au_strmap_iget(&r->odr_keys, (uint64_t)(uintptr_t)t);
 	if (!k) {
-		k = au_arena_printf(&r->model->arena, "%s/a%llu/%s", au_typekey_anon(&r->model->arena, t),
-				 (unsigned long long)t->align, t->scope ? t->scope : "");
+		k = au_typekey_definition(&r->model->arena, t);
 		au_strmap_iput(&r->odr_keys, (uint64_t)(uintptr_t)t, (void *)k);
 	}
 	return k;

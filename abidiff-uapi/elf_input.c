@@ -351,7 +351,9 @@ static struct au_error *merge_one_name(struct merge *mg, size_t i)
 				mg->parts[mg->np++] = j;
 	for (size_t k = 0; k < mg->np; k++)
 		mg->done[mg->parts[k]] = true;
-	if (mg->np < 2)
+	/* One section of the name, in a group (a .o with a single type unit):
+	 * still taken out of its group, which libdw does not read. */
+	if (mg->np < 2 && !(mg->sh[i].sh_flags & SHF_GROUP))
 		return NULL;
 	struct au_error *err = merge_append_data(mg, mg->names[i]);
 	size_t rel_primary, rel_start, rel_len;

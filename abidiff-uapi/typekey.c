@@ -73,9 +73,68 @@ const char *au_typekey_fn_finish(struct typekey_fn *f, struct arena *a, const ch
 	return key;
 }
 
+static bool word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Template arguments as gcc and clang spell them differently: integer
+ * literal suffixes (gcc's 0ul, clang's 0) dropped, and one spacing around
+ * punctuation (gcc's "STR&&", clang's "STR &&"; "> >" and ">>"): a space
+ * only between two words ("unsigned int") and after a comma. Names with no
+ * template arguments are left as they are. */
+static void normalise_template_name(struct strbuf *out, const char *name)
+{
+	const char *p = name;
+	while (*p) {
+		if (*p == ' ' || *p == '\t') {
+			while (*p == ' ' || *p == '\t')
+				p++;
+			size_t n = out->len;
+			char prev = n ? au_strbuf_str(out)[n - 1] : '\0';
+			if ((word_char(prev) || prev == ')') && (word_char(*p) || *p == '('))
+				au_strbuf_putc(out, ' ');
+			continue;
+		}
+		size_t n = out->len;
+		char prev = n ? au_strbuf_str(out)[n - 1] : '\0';
+		if (*p >= '0' && *p <= '9' && !word_char(prev)) {
+			/* An integer literal: its digits (hex too), then its suffix
+			 * (u, l, ul, lu, ll, ull, llu in any case) dropped when
+			 * nothing else of a word follows. */
+			const char *s = p;
+			bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+			if (hex)
+				p += 2;
+			while ((*p >= '0' && *p <= '9') ||
+			       (hex && ((*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F'))))
+				p++;
+			const char *digits_end = p;
+			while (*p == 'u' || *p == 'U' || *p == 'l' || *p == 'L')
+				p++;
+			if (word_char(*p))
+				digits_end = p;   /* not a plain literal: keep it whole */
+			au_strbuf_add(out, s, (size_t)(digits_end - s));
+			continue;
+		}
+		au_strbuf_putc(out, *p);
+		if (*p == ',' && p[1] != '\0')
+			au_strbuf_putc(out, ' ');
+		p++;
+	}
+}
+
 const char *au_typekey_named(struct arena *a, const char *prefix, const char *name)
 {
-	return au_arena_concat3(a, prefix, " ", name);
+	if (!strchr(name, '<'))
+		return au_arena_concat3(a, prefix, " ", name);
+	struct strbuf out = STRBUF_INIT;
+	au_strbuf_puts(&out, prefix);
+	au_strbuf_putc(&out, ' ');
+	normalise_template_name(&out, name);
+	const char *res = au_strbuf_arena_copy(&out, a);
+	au_strbuf_release(&out);
+	return res;
 }
 
 const char *au_typekey_scoped(struct arena *a, const char *name, const char *scope)
@@ -201,4 +260,10 @@ const char *au_typekey_one_element(const char *key)
 const char *au_typekey_constant(struct arena *a, const char *macro)
 {
 	return au_arena_printf(a, AU_CONSTANT_PREFIX "%s", macro);
+}
+
+const char *au_typekey_definition(struct arena *a, const struct layout_type *t)
+{
+	return au_arena_printf(a, "%s/a%llu/%s", au_typekey_anon(a, t), (unsigned long long)t->align,
+			       t->scope ? t->scope : "");
 }

@@ -110,6 +110,11 @@ const char *au_typekey_unknown(struct arena *a, const char *source, int code, co
 /* The key of an anonymous aggregate: its kind, members and size. */
 const char *au_typekey_anon(struct arena *a, const struct layout_type *t);
 
+/* A definition's whole layout as one string (its shape, explicit
+ * alignment and scope): two definitions of one name are the same layout
+ * exactly when these are equal. Sorting by it orders a name's layouts. */
+const char *au_typekey_definition(struct arena *a, const struct layout_type *t);
+
 /* Predicates. */
 /* The length of the pointer and array sigils that start key ("[4]*" of "[4]*u8"). */
 size_t au_typekey_sigil_prefix(const char *key);

@@ -178,6 +178,22 @@ static void test_anon(struct arena *a)
 	CHECK(strcmp(h1, h2) != 0);
 }
 
+/* Template arguments as g++ and clang++ spell them pair as one name. */
+static void test_template_names(struct arena *a)
+{
+	CHECK_STR(au_typekey_named(a, "struct", "_Head_base<0ul, STR&&, false>"), "struct _Head_base<0, STR&&, false>");
+	CHECK_STR(au_typekey_named(a, "struct", "_Head_base<0UL, STR &&, false>"), "struct _Head_base<0, STR&&, false>");
+	CHECK_STR(au_typekey_named(a, "struct", "Box<Box<char*> >"), "struct Box<Box<char*>>");
+	CHECK_STR(au_typekey_named(a, "struct", "Box<Box<char *>>"), "struct Box<Box<char*>>");
+	CHECK_STR(au_typekey_named(a, "struct", "X<unsigned int,4294967295u, -1ll, 0x1fULL>"),
+		  "struct X<unsigned int, 4294967295, -1, 0x1f>");
+	/* Digits inside a word, and a literal followed by more of a word, are no suffixes. */
+	CHECK_STR(au_typekey_named(a, "struct", "Q<u8, T5ul, 1ulx>"), "struct Q<u8, T5ul, 1ulx>");
+	CHECK_STR(au_typekey_named(a, "struct", "Y<(anonymous namespace)::Z, 3>"), "struct Y<(anonymous namespace)::Z, 3>");
+	/* No template arguments: untouched, spaces and all. */
+	CHECK_STR(au_typekey_named(a, "struct", "odd  name 3ul"), "struct odd  name 3ul");
+}
+
 int main(void)
 {
 	struct arena a;
@@ -187,6 +203,7 @@ int main(void)
 	test_functions(&a);
 	test_named(&a);
 	test_anon(&a);
+	test_template_names(&a);
 	au_arena_deinit(&a);
 	return check_summary("unit-typekey");
 }
