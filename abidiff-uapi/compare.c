@@ -982,7 +982,34 @@ static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 struct constant_order {
 	struct strmap prev;   /* name -> the constant before it in its file */
 	struct strmap last;   /* name -> itself, when it is its file's last */
+	struct strmap anchors;   /* file -> struct anchors: its enums' counts */
 };
+
+/* The values an enum of one header ends on: each enum's last enumerator and
+ * its sentinels (__IFLA_MAX), which a #define such as IFLA_MAX
+ * (__IFLA_MAX - 1) or MAX_BPF_ATTACH_TYPE follows. */
+struct anchors {
+	size_t n, cap;
+	uint64_t *v;
+};
+
+static void add_anchor(struct comparer *c, struct constant_order *o, const char *file, uint64_t v)
+{
+	struct anchors *a = au_strmap_get(&o->anchors, file);
+	if (!a) {
+		a = au_arena_alloc(&c->out->arena, sizeof(*a));
+		memset(a, 0, sizeof(*a));
+		au_strmap_put(&o->anchors, file, a);
+	}
+	if (a->n == a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 8;
+		uint64_t *nv = au_arena_alloc(&c->out->arena, a->cap * sizeof(*nv));
+		if (a->n)
+			memcpy(nv, a->v, a->n * sizeof(*nv));
+		a->v = nv;
+	}
+	a->v[a->n++] = v;
+}
 
 static int cmp_place(const void *a, const void *b)
 {
@@ -1004,6 +1031,16 @@ static struct constant_order *constant_order(struct comparer *c, int side)
 	struct constant_order *o = au_arena_alloc(&c->out->arena, sizeof(*o));
 	au_strmap_init(&o->prev);
 	au_strmap_init(&o->last);
+	au_strmap_init(&o->anchors);
+	for (size_t i = 0; i < m->ntypes; i++) {
+		const struct layout_type *t = m->types[i];
+		if (t->kind != LAYOUT_ENUM || !t->file || !t->nenumerators)
+			continue;
+		add_anchor(c, o, t->file, (uint64_t)t->enumerators[t->nenumerators - 1].value);
+		for (size_t k = 0; k + 1 < t->nenumerators; k++)
+			if (is_sentinel(t, &t->enumerators[k]))
+				add_anchor(c, o, t->file, (uint64_t)t->enumerators[k].value);
+	}
 	size_t n = 0;
 	const struct layout_type **v = au_xmalloc((m->ntypes + 1) * sizeof(*v));
 	for (size_t i = 0; i < m->ntypes; i++)
@@ -1023,24 +1060,50 @@ static struct constant_order *constant_order(struct comparer *c, int side)
 	return o;
 }
 
-/* The enum sentinel rule (is_sentinel), with the constant defined before
- * this one in its header as the neighbour. */
+/* RWF_SUPPORTED and RWF_APPEND: one family. */
+static bool same_first_word(const char *a, const char *b)
+{
+	while (*a == '_' && *b == '_')
+		a++, b++;
+	const char *e = strchr(a, '_');
+	size_t n = e ? (size_t)(e - a) : strlen(a);
+	return n && strncmp(a, b, n) == 0 && (b[n] == '_' || b[n] == 0);
+}
+
+/* The enum sentinel rule (is_sentinel) for a #define, with the constant
+ * defined before it in its header as the neighbour; or a sentinel name
+ * whose value follows from the end of an enum of its header (IFLA_MAX
+ * (__IFLA_MAX - 1), MAX_BPF_ATTACH_TYPE __MAX_BPF_ATTACH_TYPE); or, whatever
+ * its name, a mask of all the flags up to the one defined before it
+ * (RWF_SUPPORTED, MSM_PREP_FLAGS: (LAST << 1) - 1). */
 static bool constant_sentinel(struct comparer *c, int side, const struct layout_type *t)
 {
-	if (t->constant->is_string)
+	const char *name = au_constant_macro(t);
+	/* A syscall number is never a count: __NR_b = __NR_a + 1 is the
+	 * pattern of every syscall table. */
+	if (t->constant->is_string || au_is_syscall_name(name))
 		return false;
 	struct constant_order *o = constant_order(c, side);
+	uint64_t v = (uint64_t)t->constant->value;
 	const struct layout_type *p = au_strmap_get(&o->prev, t->name);
-	if (!p || p->constant->is_string)
+	if (p && !p->constant->is_string) {
+		uint64_t pv = (uint64_t)p->constant->value;
+		if (pv >= 2 && (pv & (pv - 1)) == 0 && v == 2 * pv - 1 && same_first_word(name, au_constant_macro(p)))
+			return true;   /* all the flag bits of its family up to the last one */
+		if (au_strmap_get(&o->last, t->name) && strncmp(name, "__", 2) == 0 && v == pv + 1)
+			return true;
+		if (au_is_sentinel_name(name) &&
+		    (v == pv + 1 || v == pv || (v == pv - 1 && au_is_sentinel_name(au_constant_macro(p))) ||
+		     (pv && v == 2 * pv) || (pv && v == 2 * pv - 1)))
+			return true;
+	}
+	if (!au_is_sentinel_name(name) || !t->file)
 		return false;
-	const char *name = au_constant_macro(t);
-	uint64_t v = (uint64_t)t->constant->value, pv = (uint64_t)p->constant->value;
-	if (au_strmap_get(&o->last, t->name) && strncmp(name, "__", 2) == 0 && v == pv + 1)
-		return true;
-	if (!au_is_sentinel_name(name))
-		return false;
-	return v == pv + 1 || v == pv || (v == pv - 1 && au_is_sentinel_name(au_constant_macro(p))) ||
-	       (pv && v == 2 * pv) || (pv && v == 2 * pv - 1);
+	const struct anchors *a = au_strmap_get(&o->anchors, t->file);
+	for (size_t i = 0; a && i < a->n; i++)
+		if (v == a->v[i] || v + 1 == a->v[i] || v == a->v[i] + 1)
+			return true;
+	return false;
 }
 
 static void compare_constant(struct comparer *c, const struct layout_type *o, const struct layout_type *n)
@@ -1122,6 +1185,7 @@ static void release_constant_indexes(struct comparer *c)
 		if (c->order[side]) {
 			au_strmap_deinit(&c->order[side]->prev);
 			au_strmap_deinit(&c->order[side]->last);
+			au_strmap_deinit(&c->order[side]->anchors);
 		}
 		if (c->enums[side])
 			unindex_enumerators(c->enums[side]);

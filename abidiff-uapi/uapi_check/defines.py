@@ -26,15 +26,17 @@ _LOCKS = {}
 _LOCKS_LOCK = threading.Lock()
 
 
-def cache_key(unit_obj, compiler_version, flags):
+def cache_key(unit_obj, compiler_version, flags, known=""):
+    """The unit's object decides its headers' bytes; known: the C unit's key, for C++ (its
+    rejections are C++'s starting point)."""
     h = hashlib.sha256()
     with open(unit_obj, "rb") as f:
         h.update(f.read())
-    h.update(("\0".join([compiler_version, *flags, "constants-v1"])).encode())
+    h.update(("\0".join([compiler_version, *flags, "constants-v2", known])).encode())
     return h.hexdigest()[:20]
 
 
-def _build(compiler, lang, include, out, unit_obj, headers, full, key):
+def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad):
     """The cached {constants.json, constants.o} for key, made when missing."""
     cache = os.path.join(cache_dir(), "constants", key)
     flags = UNIT_FLAGS[lang]
@@ -43,7 +45,8 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key):
     rel_inc = os.path.relpath(include, out)
     try:
         found, rejected = constants.find_constants(compiler.path, include, headers, flags)
-        kept, skipped = constants.check_constants(compiler.path, include, headers, flags, found)
+        kept, skipped = constants.check_constants(compiler.path, include, headers, flags, found,
+                                                  known_bad=known_bad)
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         # A directory of its own: another run may be writing the same key.
         tmp = tempfile.mkdtemp(prefix=os.path.basename(cache) + ".tmp.", dir=os.path.dirname(cache))
@@ -73,14 +76,17 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key):
     return cache
 
 
-def build_constants(compiler, lang, include, out, name, headers, full=False):
-    """obj/NAME.a (obj/NAME.o and its constants) and a summary of the constants."""
+def build_constants(compiler, lang, include, out, name, headers, full=False, c_result=None):
+    """obj/NAME.a (obj/NAME.o and its constants) and a summary of the constants. c_result: for a
+    C++ object, build_constants' result for the same headers in C."""
     unit_obj = os.path.join(out, "obj", f"{name}.o")
-    key = cache_key(unit_obj, compiler.version, UNIT_FLAGS[lang])
+    known = c_result["key"] if c_result else ""
+    key = cache_key(unit_obj, compiler.version, UNIT_FLAGS[lang], known)
     with _LOCKS_LOCK:
         lock = _LOCKS.setdefault(key, threading.Lock())
     with lock:
-        cache = _build(compiler, lang, include, out, unit_obj, headers, full, key)
+        cache = _build(compiler, lang, include, out, unit_obj, headers, full, key,
+                       c_result["rejected"] if c_result else None)
     with open(os.path.join(cache, "constants.json")) as f:
         data = json.load(f)
     defines = os.path.join(out, "obj", f"{name}.defines.o")
@@ -95,7 +101,7 @@ def build_constants(compiler, lang, include, out, name, headers, full=False):
         raise Fatal(f"ar {os.path.relpath(archive, out)}: {(err.strip().splitlines() or [f'exit {rc}'])[0]}")
     os.replace(tmp, archive)
     kept = data["kept"]
-    return {"object": os.path.relpath(archive, out), "constants": len(kept),
+    return {"key": key, "object": os.path.relpath(archive, out), "constants": len(kept),
             "strings": sum(1 for k in kept if k["string"]),
             "syscalls": sum(1 for k in kept if k["name"].startswith("__NR_")),
             "not_constants": constants.reason_counts(data["rejected"]),
@@ -113,14 +119,21 @@ def step_constants(opts, compilers, trees, units, extra, progress):
             lang, rev = a.unit.split("-", 1)
             tasks.append((obj, lang, rev, [a.header]))
 
+    result = {}
+
     def one(task):
         name, lang, rev, headers = task
+        c_name = "c-" + name.split("-", 1)[1]
         return build_constants(compilers[lang], lang, trees.revisions[rev].include, opts.out, name, headers,
-                               opts.full)
+                               opts.full, result.get(c_name) if lang == "cxx" else None)
 
-    result = {}
-    for task, summary in zip(tasks, parallel(opts.jobs, one, tasks)):
-        result[task[0]] = summary
+    # C first: each C++ object starts from what its C twin rejected (constants.check_constants).
+    for lang in ("c", "cxx"):
+        mine = [t for t in tasks if t[1] == lang]
+        for task, summary in zip(mine, parallel(opts.jobs, one, mine)):
+            result[task[0]] = summary
+    for task in tasks:
+        summary = result[task[0]]
         if task[0] in units:
             n = sum(summary["not_constants"].values())
             progress.step(f"  {task[0]}: {summary['constants']} constants ({summary['syscalls']} syscall numbers, "

@@ -17,6 +17,8 @@ verdict for one named check:
   cross, cross-series (C vs C++, --strict): any break fails; a C++-keyword rename the tool calls
               safe (cxx-keyword) is fine, and so is a name only C has (an alias of a keyword).
 """
+import json
+
 from .model import CheckResult, Failure, Finding
 
 CHECKS = {
@@ -61,6 +63,15 @@ def member_desc(m):
     return f"{m.get('type', '?')} {m.get('name', '?')} ({where}, size {m.get('size')})"
 
 
+def constant_text(v):
+    """A constant's value as the tool's JSON gives it: {"value": N} or {"string": S}."""
+    v = v or {}
+    if "string" in v:
+        return json.dumps(v["string"])
+    n = v.get("value")
+    return f"{n} ({n:#x})" if isinstance(n, int) and n > 9 else str(n)
+
+
 def describe_change(c):
     kind = c.get("change")
     if kind in ("size", "alignment", "kind"):
@@ -84,7 +95,13 @@ def describe_change(c):
     if kind == "enumerator_value":
         return f"enumerator {c.get('enumerator')} {c.get('old')} -> {c.get('new')}"
     if kind == "enumerator_removed":
+        if c.get("now_in"):
+            return f"enumerator {c.get('enumerator')} = {c.get('old')} is now {c['now_in']}, same value"
         return f"enumerator {c.get('enumerator')} = {c.get('old')} removed"
+    if kind == "constant_value":
+        return f"value {constant_text(c.get('old'))} -> {constant_text(c.get('new'))}"
+    if kind == "constant_moved":
+        return f"now enumerator {c.get('enumerator')} of {c.get('now_in')}, same value {c.get('new')}"
     if kind == "enumerator_added":
         return f"enumerator {c.get('enumerator')} = {c.get('new')} added"
     return f"{kind} {c.get('member') or c.get('enumerator') or ''}".strip()

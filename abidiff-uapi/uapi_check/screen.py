@@ -107,30 +107,47 @@ def joined(texts, limit=3):
     return "; ".join(texts[:limit]) + (f"; and {more} more" if more > 0 else "")
 
 
+def is_constant(g):
+    return (g.entry.get("kind") == "constant") or str(g.type).startswith("#define ")
+
+
 def break_lines(fails, header_changes, comparisons):
+    """The breaks grouped by header. A removed header is one line with its counts; the constants
+    removed from a header that stays are one line per header; a changed constant is one line."""
     lines = []
     removed = {h.header: h for h in header_changes}
-    gone_types = Counter()
+    gone_types, gone_constants = Counter(), Counter()
+    constants_gone = {}
     by_header = {}
     for g in fails:
         if g.status == "removed" and g.file in removed:
-            gone_types[g.file] += 1
+            (gone_constants if is_constant(g) else gone_types)[g.file] += 1
+        elif g.status == "removed" and is_constant(g):
+            constants_gone.setdefault(g.file or "(no file)", []).append(g)
         else:
             by_header.setdefault(g.file or "(no file)", []).append(g)
-    n_types = sum(gone_types.values()) + sum(len(v) for v in by_header.values())
-    n_headers = len(set(gone_types) | set(by_header))
+    n_types = (sum(gone_types.values()) + sum(gone_constants.values()) + sum(len(v) for v in by_header.values())
+               + sum(len(v) for v in constants_gone.values()))
+    n_headers = len(set(gone_types) | set(gone_constants) | set(by_header) | set(constants_gone))
     lines.append(f"Breaks: {plural(n_types, 'type')} in {plural(n_headers, 'header')}" if n_types else "Breaks: none")
     for h in header_changes:
         where = f"moved to {h.moved_to}" if h.moved_to else "removed"
-        n = gone_types.get(h.header, 0)
-        lines.append(f"  {h.header} {where}: {plural(n, 'type')}" if n else f"  {h.header} {where}, no type removed with it")
-    for header in sorted(by_header):
+        parts = [plural(n, w) for n, w in ((gone_types.get(h.header, 0), "type"),
+                                           (gone_constants.get(h.header, 0), "constant")) if n]
+        lines.append(f"  {h.header} {where}: {', '.join(parts)}" if parts
+                     else f"  {h.header} {where}, no type removed with it")
+    for header in sorted(set(by_header) | set(constants_gone)):
         lines.append(f"  {header}")
-        for g in by_header[header]:
+        gone = constants_gone.get(header, [])
+        if gone:
+            names = sorted(str(g.type)[len("#define "):] for g in gone)
+            more = f" and {len(names) - 4} more" if len(names) > 4 else ""
+            lines.append(f"    {plural(len(names), 'constant')} removed: {', '.join(names[:4])}{more}")
+        for g in by_header.get(header, []):
             texts = [f.text for f in g.findings if f.severity == FAIL]
             lines.append(f"    {g.type}: {joined(texts)} [{g.comparison.name}{also_text(g, comparisons)}]")
             old, new = g.entry.get("old_layout"), g.entry.get("new_layout")
-            if old and new:
+            if old and new and not is_constant(g):
                 lines.extend(side_by_side(old, new))
     return lines
 

@@ -131,9 +131,15 @@ def test_drift_verdicts(sides, tool):
     assert moved and moved[0]["reasons"] == ["constant-moved"] and moved[0]["now_in"] == "#define MYDEFS_MODE_OLD"
     assert one("#define MYDEFS_LEVEL_HIGH") == ("aliased", "safe", ["constant-moved"])
     assert types["#define MYDEFS_LEVEL_HIGH"]["changes"][0]["now_in"] == "enum mydefs_level"
+    # A sentinel-named #define that follows an enum's sentinel, and a mask of a family's flags.
+    assert one("#define MYDEFS_X_MAX") == ("changed", "safe", ["sentinel"])
+    assert one("#define MYDEFS_G_ALL") == ("changed", "safe", ["sentinel"])
+    # Syscall numbers are never counts or masks, whatever their values look like.
+    assert one("#define __NR_mythree") == ("changed", "break", ["constant-value"])
     # Nothing else breaks.
     assert {n for n, t in types.items() if t["severity"] == "break"} == {
-        "#define MYDEFS_F_LEGACY", "#define MYDEFS_F_OLDSYNC", "#define __NR_mycall", "#define MYDEFS_GENL_NAME"}
+        "#define MYDEFS_F_LEGACY", "#define MYDEFS_F_OLDSYNC", "#define __NR_mycall", "#define MYDEFS_GENL_NAME",
+        "#define __NR_mytwo", "#define __NR_mythree"}
 
 
 def test_strict_has_no_idioms(sides, tool):
