@@ -83,9 +83,8 @@ def parse_args(argv):
                    help="extra flags for every compile, C and C++ (part of every cache key); "
                         "write --cflags=-DX, since FLAGS start with a dash")
     p.add_argument("--out", help="output directory (default build/uapi-check/KERNEL, or OLD-vs-NEW)")
-    p.add_argument("--constants", action="store_true",
-                   help="also compare every #define constant, evaluated by the compiler (step 3c; C++ "
-                        "takes minutes on a whole UAPI)")
+    p.add_argument("--no-constants", dest="constants", action="store_false",
+                   help="compare layouts only: leave out the #define constants (step 3c)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel jobs (default nproc)")
     p.add_argument("--quiet", action="store_true", help="print only the verdict")
     p.add_argument("--fail-on", choices=("break", "review"), default="break",
@@ -200,7 +199,7 @@ def check(opts, progress, started):
                     waivers=waivers, baseline=opts.baseline, ioctls_skipped=ioctls_skipped,
                     constants=defines,
                     arch=opts.arch)
-    report.summary = summary_rows(headers, units, extra, comparisons, coverage)
+    report.summary = summary_rows(headers, units, extra, comparisons, coverage, defines)
     report.size_differences = size_differences(comparisons)
     report.elapsed_s = time.monotonic() - started
     return report

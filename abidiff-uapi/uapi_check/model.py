@@ -25,7 +25,7 @@ class Options:
     compat: Optional[Arch] = None       # --compat ARCH32: its 32-bit architecture (compat.py)
     git: Optional[str] = None           # --git DIR: old and new are revisions of it (git.py)
     full: bool = False                  # --full: read no cache (results are still stored)
-    constants: bool = False             # --constants: step 3c, the #define constants
+    constants: bool = True              # step 3c, the #define constants (--no-constants: off)
     cflags: tuple = ()                  # --cflags: extra flags for every compile (in every key)
     each: Optional[str] = None          # --each-commit BASE..TIP
 

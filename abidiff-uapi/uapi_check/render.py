@@ -9,7 +9,7 @@ def counts_text(c):
             + (f", {statuses}" if statuses else ""))
 
 
-def summary_rows(headers, units, extra, comparisons, coverage):
+def summary_rows(headers, units, extra, comparisons, coverage, constants=None):
     h = {rev: headers.revs[rev].to_json() for rev in REVS}
     rows = [("headers installed (before/after)", f"{h['before']['installed']} / {h['after']['installed']}"),
             ("headers tested (before/after)", f"{h['before']['tested']} / {h['after']['tested']}")]
@@ -18,6 +18,12 @@ def summary_rows(headers, units, extra, comparisons, coverage):
                      f"{h['before']['compiled'][lang]} / {h['after']['compiled'][lang]}"))
     for name, u in units.items():
         rows.append((f"in one unit: {name}", f"{len(u.included)} ({len(u.collisions)} left out)"))
+    for name in units:
+        k = (constants or {}).get(name)
+        if k:
+            rows.append((f"#define constants: {name}",
+                         f"{k['constants']} ({k['syscalls']} syscall numbers, {k['strings']} strings); "
+                         f"{sum(k['not_constants'].values())} macros are not"))
     for name, cov in extra.coverage.items():
         rows.append((f"headers with a layout check: {name}",
                      f"{cov.checked} of {cov.compile_alone} ({cov.own_unit} in units of their own)"))
@@ -158,6 +164,11 @@ def render_text(report):
         for what, h, e in fails:
             lines.append(f"  {what}: {h}: {e}")
         lines.append("")
+    for name, k in sorted((getattr(report, "constants", None) or {}).items()):
+        if name in report.units and k.get("not_constants"):
+            lines.append(f"Macros that are not constants ({name}): {sum(k['not_constants'].values())}")
+            lines += [f"  {n:>6}  {why}" for why, n in k["not_constants"].items()]
+            lines.append("")
     for name, diffs in report.size_differences.items():
         if diffs:
             lines.append(f"Sizes that differ between C and C++ ({name}): {len(diffs)}")

@@ -5,7 +5,8 @@ Waiver file (--waivers FILE), one waiver a line, `#` starts a comment line:
     TYPE[.MEMBER]  reason text
 
 TYPE is a type as the tool names it (`struct kvm_run`, `union x`, `enum foo`, `enum {FIRST}` for an
-anonymous enum, a typedef name, or `ioctl NAME` for an ioctl request number); MEMBER is a member, a dotted path inside anonymous members
+anonymous enum, a typedef name, `ioctl NAME` for an ioctl request number, or `#define NAME` for a
+constant: a line that starts with `#define ` is a waiver, not a comment); MEMBER is a member, a dotted path inside anonymous members
 (`u.p.x`), or an enumerator. The reason is mandatory. A waived finding is reported as waived, with
 its reason, and does not fail. A waiver for TYPE covers every finding of that type, one for
 TYPE.MEMBER the findings about that member (and what lies inside it).
@@ -22,7 +23,7 @@ from .judge import BASELINED, FAIL, WAIVED
 from .util import Fatal
 
 # Words that begin a two-word name: the tool's types, and "ioctl NAME" for a request number.
-AGGREGATES = ("struct", "union", "enum", "ioctl")
+AGGREGATES = ("struct", "union", "enum", "ioctl", "#define")
 TYPE_NAME = re.compile(r"[A-Za-z_]\w*|\{[A-Za-z_]\w*\}")
 MEMBER_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
@@ -84,7 +85,8 @@ def load_waivers(path, shown=None):
         raise Fatal(f"{path}: not UTF-8 text")
     waivers = []
     for n, line in enumerate(lines, 1):
-        if line.strip() and not line.lstrip().startswith("#"):
+        text = line.lstrip()
+        if text and (not text.startswith("#") or text.startswith("#define ")):
             waivers.append(parse_waiver_line(line, f"{path}:{n}"))
     return waivers
 

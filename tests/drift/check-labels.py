@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Compare the tool's drift severities with a hand-triaged labelled corpus.
 
-Usage: check-labels.py [--unit NAME] [--headers DIR]... TOOL OLD.o NEW.o LABELS
+Usage: check-labels.py [--unit NAME] [--headers DIR]... TOOL OLD.o NEW.o LABELS...
+
+Several LABELS files are read as one corpus (the layouts' and the #define constants'); a type
+labelled in two of them is bad input.
 
 Runs `TOOL diff OLD.o NEW.o [--headers DIR]... --format=json` and compares the `severity` of
 every type finding with the label of the same type in LABELS (rows of the given unit, default
@@ -158,13 +161,18 @@ def main(argv):
     ap.add_argument("tool")
     ap.add_argument("old")
     ap.add_argument("new")
-    ap.add_argument("labels")
+    ap.add_argument("labels", nargs="+")
     try:
         a = ap.parse_args(argv)
     except SystemExit as e:
         return 2 if e.code else 0
     try:
-        labels = read_labels(a.labels, a.unit)
+        labels = {}
+        for path in a.labels:
+            for typ, row in read_labels(path, a.unit).items():
+                if typ in labels:
+                    raise BadInput(f"{path}:{row[-1]}: {typ} is labelled in another file too")
+                labels[typ] = row
         found = tool_findings(run_tool(a.tool, a.old, a.new, a.headers))
     except BadInput as e:
         print(f"check-labels: {e}", file=sys.stderr)

@@ -1,6 +1,7 @@
 #!/bin/bash
 # run-labels.sh: the drift between Debian's 6.1 and 6.12 trees, judged against the hand-triaged
-# labels (tests/drift/labels-6.1-6.12.tsv). Runs uapi-check --old 6.1 --new 6.12 into OUT (it
+# labels (tests/drift/labels-6.1-6.12.tsv, and labels-constants-6.1-6.12.tsv for the #define
+# constants). Runs uapi-check --old 6.1 --new 6.12 into OUT (it
 # reuses the pipeline's cache), then tests/drift/check-labels.py on every C comparison of its
 # matrix: the whole-UAPI unit and each left-out header's unit. Fails if any severity differs
 # from its label, any finding that is not `added` has no label, or a labelled unit is missing.
@@ -10,6 +11,7 @@ tool=$(realpath "$1")
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${2:-$root/build/drift}
 labels=$root/tests/drift/labels-6.1-6.12.tsv
+constants=$root/tests/drift/labels-constants-6.1-6.12.tsv
 check=$root/tests/drift/check-labels.py
 
 echo "drift-labels: uapi-check --old 6.1 --new 6.12 --out $out (the drift objects and headers)"
@@ -36,12 +38,12 @@ while read -r name old new rest; do
 	echo
 	echo "drift-labels: $name ($unit)"
 	# shellcheck disable=SC2086 # rest is the matrix's option list, split on purpose
-	(cd "$out" && python3 "$check" --unit "$unit" $rest "$tool" "$old" "$new" "$labels") || status=1
+	(cd "$out" && python3 "$check" --unit "$unit" $rest "$tool" "$old" "$new" "$labels" "$constants") || status=1
 done <"$out/matrix.txt"
 
 # Every unit that has labels must have been compared (unit names have no spaces).
 # shellcheck disable=SC2013
-for u in $(grep -v '^#' "$labels" | awk -F'\t' 'NR > 1 && NF == 6 { print $6 }' | sort -u); do
+for u in $(cat "$labels" "$constants" | grep -v '^#' | awk -F'\t' '$1 != "type" && NF == 6 { print $6 }' | sort -u); do
 	case " $units " in
 	*" $u "*) ;;
 	*) echo "drift-labels: labels for unit $u, but uapi-check compared no such unit"; status=1 ;;

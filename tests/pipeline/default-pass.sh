@@ -40,7 +40,9 @@ left_out_checks() {
 	sed -i 's/__kernel_size_t iov_len;/unsigned int iov_len;/' "$p/include/after/linux/uio.h"
 	(cd "$p" && ${CC:-gcc} -std=gnu11 -g -fno-eliminate-unused-debug-types -w -I include/after \
 		-c "work/c-after+linux-uio.c" -o "obj/c-after+linux-uio.o" -fdebug-prefix-map="$p"=.)
-	cp "$out/obj/c-before+linux-uio.o" "$p/obj/"
+	cp "$out/obj/c-before+linux-uio.a" "$p/obj/"
+	# The matrix compares archives of each unit and its #define constants (step 3c).
+	ar rcSD "$p/obj/c-after+linux-uio.a" "$p/obj/c-after+linux-uio.o" "$out/obj/c-after+linux-uio.defines.o"
 	line=$(grep "^c-before_c-after+linux-uio " "$out/matrix.txt" | cut -d' ' -f2-)
 	set +e
 	(cd "$p" && "$tool" diff $line) >"$work/planted.txt" 2>&1

@@ -117,3 +117,11 @@ def test_baseline_keeps_failing_headers(tmp_path):
     path = report_with([], tmp_path / "r.json", checks=[
         {"check": "cxx-headers-compile", "findings": [{"header": "linux/a.h", "error": "e", "text": "t"}]}])
     assert waivers.load_baseline(path).headers == {("cxx-headers-compile", "linux/a.h")}
+
+
+def test_a_define_line_is_a_waiver_for_a_constant(tmp_path):
+    """`#define NAME reason` names a constant (kind constant, '#define NAME'); '# text' stays a comment."""
+    p = tmp_path / "w"
+    p.write_text("# a comment\n#define RWF_SUPPORTED  grows with new flags\n")
+    ws = waivers.load_waivers(str(p))
+    assert [(w.type, w.member, w.reason) for w in ws] == [("#define RWF_SUPPORTED", None, "grows with new flags")]
