@@ -982,34 +982,7 @@ static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 struct constant_order {
 	struct strmap prev;   /* name -> the constant before it in its file */
 	struct strmap last;   /* name -> itself, when it is its file's last */
-	struct strmap anchors;   /* file -> struct anchors: its enums' counts */
 };
-
-/* The values an enum of one header ends on: each enum's last enumerator and
- * its sentinels (__IFLA_MAX), which a #define such as IFLA_MAX
- * (__IFLA_MAX - 1) or MAX_BPF_ATTACH_TYPE follows. */
-struct anchors {
-	size_t n, cap;
-	uint64_t *v;
-};
-
-static void add_anchor(struct comparer *c, struct constant_order *o, const char *file, uint64_t v)
-{
-	struct anchors *a = au_strmap_get(&o->anchors, file);
-	if (!a) {
-		a = au_arena_alloc(&c->out->arena, sizeof(*a));
-		memset(a, 0, sizeof(*a));
-		au_strmap_put(&o->anchors, file, a);
-	}
-	if (a->n == a->cap) {
-		a->cap = a->cap ? 2 * a->cap : 8;
-		uint64_t *nv = au_arena_alloc(&c->out->arena, a->cap * sizeof(*nv));
-		if (a->n)
-			memcpy(nv, a->v, a->n * sizeof(*nv));
-		a->v = nv;
-	}
-	a->v[a->n++] = v;
-}
 
 static int cmp_place(const void *a, const void *b)
 {
@@ -1031,16 +1004,6 @@ static struct constant_order *constant_order(struct comparer *c, int side)
 	struct constant_order *o = au_arena_alloc(&c->out->arena, sizeof(*o));
 	au_strmap_init(&o->prev);
 	au_strmap_init(&o->last);
-	au_strmap_init(&o->anchors);
-	for (size_t i = 0; i < m->ntypes; i++) {
-		const struct layout_type *t = m->types[i];
-		if (t->kind != LAYOUT_ENUM || !t->file || !t->nenumerators)
-			continue;
-		add_anchor(c, o, t->file, (uint64_t)t->enumerators[t->nenumerators - 1].value);
-		for (size_t k = 0; k + 1 < t->nenumerators; k++)
-			if (is_sentinel(t, &t->enumerators[k]))
-				add_anchor(c, o, t->file, (uint64_t)t->enumerators[k].value);
-	}
 	size_t n = 0;
 	const struct layout_type **v = au_xmalloc((m->ntypes + 1) * sizeof(*v));
 	for (size_t i = 0; i < m->ntypes; i++)
@@ -1070,40 +1033,108 @@ static bool same_first_word(const char *a, const char *b)
 	return n && strncmp(a, b, n) == 0 && (b[n] == '_' || b[n] == 0);
 }
 
-/* The enum sentinel rule (is_sentinel) for a #define, with the constant
- * defined before it in its header as the neighbour; or a sentinel name
- * whose value follows from the end of an enum of its header (IFLA_MAX
- * (__IFLA_MAX - 1), MAX_BPF_ATTACH_TYPE __MAX_BPF_ATTACH_TYPE); or, whatever
- * its name, a mask of all the flags up to the one defined before it
- * (RWF_SUPPORTED, MSM_PREP_FLAGS: (LAST << 1) - 1). */
-static bool constant_sentinel(struct comparer *c, int side, const struct layout_type *t)
+static struct enum_index *side_enums(struct comparer *c, int side);
+
+/* NAME is __NAME - 1 or __NAME, the sentinel enumerator of its enum
+ * (IFLA_MAX (__IFLA_MAX - 1), MAX_BPF_ATTACH_TYPE __MAX_BPF_ATTACH_TYPE). */
+static bool follows_enum_sentinel(struct comparer *c, int side, const struct layout_type *t)
 {
 	const char *name = au_constant_macro(t);
-	/* A syscall number is never a count: __NR_b = __NR_a + 1 is the
-	 * pattern of every syscall table. */
-	if (t->constant->is_string || au_is_syscall_name(name))
+	char buf[512];
+	while (*name == '_')
+		name++;
+	if (!au_is_sentinel_name(name) || snprintf(buf, sizeof(buf), "__%s", name) >= (int)sizeof(buf))
 		return false;
-	struct constant_order *o = constant_order(c, side);
-	uint64_t v = (uint64_t)t->constant->value;
-	const struct layout_type *p = au_strmap_get(&o->prev, t->name);
-	if (p && !p->constant->is_string) {
-		uint64_t pv = (uint64_t)p->constant->value;
-		if (pv >= 2 && (pv & (pv - 1)) == 0 && v == 2 * pv - 1 && same_first_word(name, au_constant_macro(p)))
-			return true;   /* all the flag bits of its family up to the last one */
-		if (au_strmap_get(&o->last, t->name) && strncmp(name, "__", 2) == 0 && v == pv + 1)
-			return true;
-		if (au_is_sentinel_name(name) &&
-		    (v == pv + 1 || v == pv || (v == pv - 1 && au_is_sentinel_name(au_constant_macro(p))) ||
-		     (pv && v == 2 * pv) || (pv && v == 2 * pv - 1)))
-			return true;
-	}
-	if (!au_is_sentinel_name(name) || !t->file)
-		return false;
-	const struct anchors *a = au_strmap_get(&o->anchors, t->file);
-	for (size_t i = 0; a && i < a->n; i++)
-		if (v == a->v[i] || v + 1 == a->v[i] || v == a->v[i] + 1)
+	const struct enum_ref *r = find_enum_ref(side_enums(c, side), buf);
+	uint64_t v = (uint64_t)t->constant->value, w = r ? (uint64_t)r->e->value : 0;
+	return r && (v == w || v + 1 == w);
+}
+
+static bool has_word(const char *name, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = strstr(name, word); p; p = strstr(p + 1, word))
+		if ((p == name || p[-1] == '_') && (p[n] == 0 || p[n] == '_'))
 			return true;
 	return false;
+}
+
+/* On one side, a count or maximum that follows from its neighbours: the
+ * enum sentinel rule (is_sentinel) with the constant defined before it in
+ * its header as the enumerator before it (#define FOO_B 2, #define
+ * FOO_MAX 2), also for counts named FOO_NR and N<FAMILY> (NSIGSEGV after
+ * SEGV_CPERR); a constant that follows an enum's sentinel; the mask of all
+ * the flags of a family, each one bit above the last (FOO_A 1, FOO_B 2,
+ * FOO_C 4, FOO_ALL 7). A syscall number is none of these: __NR_b =
+ * __NR_a + 1 is the pattern of every syscall table. */
+static bool constant_count(struct comparer *c, int side, const struct layout_type *t)
+{
+	const char *name = au_constant_macro(t);
+	if (t->constant->is_string || au_is_syscall_name(name))
+		return false;
+	if (follows_enum_sentinel(c, side, t))
+		return true;
+	struct constant_order *o = constant_order(c, side);
+	const struct layout_type *p = au_strmap_get(&o->prev, t->name);
+	if (!p || p->constant->is_string)
+		return false;
+	const char *pname = au_constant_macro(p);
+	uint64_t v = (uint64_t)t->constant->value, pv = (uint64_t)p->constant->value;
+	const struct layout_type *pp = au_strmap_get(&o->prev, p->name);
+	if (pv >= 4 && (pv & (pv - 1)) == 0 && v == 2 * pv - 1 && same_first_word(name, pname) && pp &&
+	    !pp->constant->is_string && (uint64_t)pp->constant->value == pv / 2 &&
+	    same_first_word(name, au_constant_macro(pp)))
+		return true;
+	if (au_strmap_get(&o->last, t->name) && strncmp(name, "__", 2) == 0 && v == pv + 1)
+		return true;
+	/* N<FAMILY>: NSIGSEGV after SEGV_CPERR, the count of its family. */
+	const char *us = strchr(pname, '_');
+	size_t fam = us ? (size_t)(us - pname) : 0, len = strlen(name);
+	if (name[0] == 'N' && fam && len > fam && strncmp(name + len - fam, pname, fam) == 0 && (v == pv || v == pv + 1))
+		return true;
+	bool counted = au_is_sentinel_name(name) || has_word(name, "NR");
+	return counted && (v == pv + 1 || v == pv || (v == pv - 1 && au_is_sentinel_name(pname)) ||
+			   (pv && v == 2 * pv) || (pv && v == 2 * pv - 1));
+}
+
+/* A mask that only gained bits (FOO_VALID_FLAGS, UFFD_API_FEATURES), by
+ * its name: new flags the kernel accepts, none it stopped accepting. */
+static bool mask_grew(const char *name, uint64_t a, uint64_t b)
+{
+	static const char *const words[] = { "MASK", "FLAGS", "FEATURES", "VALID", "SUPPORTED", "ALL", "IOCTLS", NULL };
+	bool maskish = false;
+	for (const char *const *w = words; *w && !maskish; w++)
+		maskish = has_word(name, *w);
+	return maskish && b != a && (a & ~b) == 0 && __builtin_popcountll(a) >= 2;
+}
+
+/* A range's end that moved while its start stayed (AMDKFD_COMMAND_END
+ * past a new ioctl, with AMDKFD_COMMAND_START kept). */
+static bool range_end_grew(struct comparer *c, const struct layout_type *o, const struct layout_type *n)
+{
+	const char *name = au_constant_macro(n), *end = strstr(name, "END");
+	char buf[512];
+	if (!end || !has_word(name, "END") || (uint64_t)n->constant->value <= (uint64_t)o->constant->value ||
+	    snprintf(buf, sizeof(buf), AU_CONSTANT_PREFIX "%.*sSTART%s", (int)(end - name), name, end + 3) >=
+		    (int)sizeof(buf))
+		return false;
+	const struct layout_type *so = au_layout_model_find(c->old_model, buf);
+	const struct layout_type *sn = au_layout_model_find(c->new_model, buf);
+	return so && sn && so->kind == LAYOUT_CONSTANT && sn->kind == LAYOUT_CONSTANT &&
+	       au_constant_equal(so->constant, sn->constant);
+}
+
+/* A version number by its name: a word VERSION (or ending in it,
+ * SUBVERSION), or the MAJOR, MINOR or PATCH of an ABI or API. */
+static bool version_name(const char *name)
+{
+	if (au_is_version_name(name))
+		return true;
+	for (const char *p = name; (p = strstr(p, "VERSION")); p++)
+		if (p[7] == 0 || p[7] == '_')
+			return true;
+	return (has_word(name, "ABI") || has_word(name, "API")) &&
+	       (has_word(name, "MAJOR") || has_word(name, "MINOR") || has_word(name, "PATCH"));
 }
 
 static void compare_constant(struct comparer *c, const struct layout_type *o, const struct layout_type *n)
@@ -1118,12 +1149,17 @@ static void compare_constant(struct comparer *c, const struct layout_type *o, co
 		return;
 	enum reason why = REASON_CONSTANT_VALUE;
 	const struct layout_constant *a = o->constant, *b = n->constant;
-	if (!c->opts->strict && !a->is_string && !b->is_string) {
-		bool grew = a->is_unsigned || b->is_unsigned ? (uint64_t)b->value > (uint64_t)a->value : b->value > a->value;
-		if (au_is_version_name(au_constant_macro(o)) && grew)
+	if (!c->opts->strict && !a->is_string && !b->is_string && !au_is_syscall_name(au_constant_macro(o))) {
+		const char *name = au_constant_macro(o);
+		uint64_t ua = (uint64_t)a->value, ub = (uint64_t)b->value;
+		bool grew = a->is_unsigned || b->is_unsigned ? ub > ua : b->value > a->value;
+		if (version_name(name) && grew)
 			why = REASON_VERSION_INCREASED;
-		else if (constant_sentinel(c, 0, o) && constant_sentinel(c, 1, n))
+		else if ((constant_count(c, 0, o) && constant_count(c, 1, n)) || mask_grew(name, ua, ub) ||
+			 range_end_grew(c, o, n))
 			why = REASON_SENTINEL;
+		else if (has_word(name, "RESERVED") && (ub & ~ua) == 0)
+			why = REASON_RESERVED_REUSE;   /* reserved bits put to use */
 	}
 	struct change *ch = push(c, CHANGE_CONSTANT_VALUE, true, why);
 	ch->old_constant = a;
@@ -1173,7 +1209,7 @@ static void record_constant_gone(struct comparer *c, const struct layout_type *o
 	}
 	struct type_finding *f = new_finding(c, o->name, o, NULL);
 	f->status = STATUS_REMOVED;
-	bool sentinel = !c->opts->strict && constant_sentinel(c, 0, o);
+	bool sentinel = !c->opts->strict && !o->constant->is_string && follows_enum_sentinel(c, 0, o);
 	f->reasons = (reason_set)1 << (sentinel ? REASON_SENTINEL_REMOVED : REASON_CONSTANT_REMOVED);
 	f->severity = au_reasons_severity(f->reasons);
 	record(c, f, cap);
@@ -1185,7 +1221,6 @@ static void release_constant_indexes(struct comparer *c)
 		if (c->order[side]) {
 			au_strmap_deinit(&c->order[side]->prev);
 			au_strmap_deinit(&c->order[side]->last);
-			au_strmap_deinit(&c->order[side]->anchors);
 		}
 		if (c->enums[side])
 			unindex_enumerators(c->enums[side]);

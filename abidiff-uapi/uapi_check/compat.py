@@ -11,7 +11,9 @@ i386, arm64 against arm), which is what a 64-bit kernel's compat layer must tran
      layout differs and says why (causes: long-width, pointer-width, size_t-width, time-width,
      align8, arch-ifdef, member-type, other); the driver only sorts and prints them;
   5. the ioctl request numbers of both units (requests.py), and those that differ, each with
-     its argument type and that type's causes.
+     its argument type and that type's causes;
+  6. the #define constants of both units (defines.py), and those whose values differ (a
+     sizeof, a __BITS_PER_LONG), or that one ABI does not define.
 
 It lists what differs so that a kernel developer can walk it, header by header; it does not know
 which ioctls have compat handlers and does not say. Informational: exit 0 when it ran, 2 when it
@@ -27,6 +29,7 @@ from .arch import Arch
 from .config import UNIT_FLAGS, cache_dir
 from .env import check_packages, find_compilers
 from .headers import compile_alone, dir_digest, no_header_test, select_headers
+from .defines import build_constants
 from .requests import build_ioctl_unit
 from .trees import copy_headers, headers_install, resolve_tree, tree_key
 from .units import build_unit
@@ -71,6 +74,24 @@ class CompatIoctl:
 
 
 @dataclass
+class CompatConstant:
+    name: str                       # the macro
+    header: Optional[str]
+    value64: Optional[object]       # int, or a string; None when the ABI does not define it
+    value32: Optional[object]
+
+    def to_json(self):
+        return {"constant": self.name, "header": self.header, "value64": self.value64, "value32": self.value32}
+
+
+def constant_value(v):
+    """A constant's value from the tool's JSON ({"value": N} or {"string": S}), or None."""
+    if not isinstance(v, dict):
+        return None
+    return v["string"] if "string" in v else v.get("value")
+
+
+@dataclass
 class CompatReport:
     what: str
     kernel: str
@@ -85,6 +106,8 @@ class CompatReport:
     compilers: Dict[str, str]
     elapsed_s: float = 0.0
     objects: Dict[str, str] = field(default_factory=dict)
+    constants: List[CompatConstant] = field(default_factory=list)
+    constant_counts: Dict[str, int] = field(default_factory=dict)   # per ABI: its constants
 
     def cause_counts(self) -> Dict[str, int]:
         """Types per cause (a type with two causes counts under both)."""
@@ -103,6 +126,7 @@ class CompatReport:
                            "tool_causes": self.tool_causes, "ioctls": dict(self.ioctl_counts)},
                 "types": [t.to_json() for t in self.types],
                 "ioctls": [i.to_json() for i in self.ioctls],
+                "constants": {"counts": self.constant_counts, "differ": [k.to_json() for k in self.constants]},
                 "compilers": self.compilers, "objects": self.objects, "elapsed_s": self.elapsed_s}
 
 
@@ -223,6 +247,42 @@ def step_ioctls(compilers, units, incs, tool, out, arches, types):
     return found, counts
 
 
+def step_constants(compilers, units, incs, tool, out, arches, jobs):
+    """The #define constants whose values differ between the two units (or that one lacks)."""
+    names = {a.debian: os.path.splitext(os.path.basename(units[a.debian].object))[0] for a in arches}
+    built = parallel(jobs, lambda a: build_constants(compilers[a.debian], "c", incs[a.debian], out, names[a.debian],
+                                                     list(units[a.debian].included)), arches)
+    defines = [os.path.join("obj", f"{names[a.debian]}.defines.o") for a in arches]
+    args = [tool, "diff", *defines, "--strict", "--format=json"]
+    for a in arches:
+        args += ["--headers", os.path.relpath(incs[a.debian], out)]
+    rc, js, err = run(args, cwd=out)
+    if rc not in (0, 1):
+        raise Fatal(f"{tool} diff of the constants: {(err.strip().splitlines() or [f'exit {rc}'])[-1]}")
+    write_atomic(os.path.join(out, "diff", "compat-constants.json"), js)
+    try:
+        types = json.loads(js)["types"]
+    except (ValueError, KeyError, TypeError) as e:
+        raise Fatal(f"{tool} diff of the constants: unreadable JSON ({e})") from None
+    found = []
+    for t in types:
+        if t.get("kind") != "constant":
+            continue
+        name = t["name"][len("#define "):]
+        if t.get("status") == "removed":
+            v64, v32 = constant_value(t.get("constant")), None
+        elif t.get("status") == "added":
+            v64, v32 = None, constant_value(t.get("constant"))
+        else:
+            c = next((c for c in t.get("changes", []) if c.get("change") == "constant_value"), None)
+            if not c:
+                continue
+            v64, v32 = constant_value(c.get("old")), constant_value(c.get("new"))
+        found.append(CompatConstant(name, t.get("file"), v64, v32))
+    found.sort(key=lambda k: sort_key(k.header, k.name))
+    return found, {a.debian: b["constants"] for a, b in zip(arches, built)}
+
+
 def run_compat(opts, tool_fn, progress) -> CompatReport:
     """The whole --compat run; tool_fn gives the tool (built when missing)."""
     started = time.monotonic()
@@ -265,9 +325,14 @@ def run_compat(opts, tool_fn, progress) -> CompatReport:
     progress.step("compat step 5: ioctl request numbers of both units")
     found, counts = step_ioctls(compilers, units, incs, tool, opts.out, arches, types)
     progress.step(f"  {counts['differ']} of {counts['compared']} ioctl numbers differ")
+    consts, const_counts = [], {}
+    if getattr(opts, "constants", True):
+        progress.step("compat step 6: #define constants of both units")
+        consts, const_counts = step_constants(compilers, units, incs, tool, opts.out, arches, opts.jobs)
+        progress.step(f"  {len(consts)} constants differ or are defined for one ABI only")
     what = f"linux-source-{opts.kernel}, {a64.describe()} against {a32.describe()}"
     return CompatReport(what, opts.kernel, a64, a32, len(units[a64.debian].included),
                         dict(sorted(left.items())), types, tool_causes, found, counts,
                         {a.debian: compilers[a.debian].version for a in arches},
                         time.monotonic() - started,
-                        {a.debian: units[a.debian].object for a in arches})
+                        {a.debian: units[a.debian].object for a in arches}, consts, const_counts)

@@ -20,6 +20,13 @@ def cause_text(causes):
     return "; ".join(parts) or "(no cause given)"
 
 
+def show(v):
+    """A constant's value for people: 'undefined', a quoted string, or the number."""
+    if v is None:
+        return "undefined"
+    return json.dumps(v) if isinstance(v, str) else str(v)
+
+
 def render_text(r: CompatReport) -> str:
     a64, a32 = r.arch64.debian, r.arch32.debian
     lines = [f"uapi-check --compat: {r.what}", "",
@@ -50,6 +57,15 @@ def render_text(r: CompatReport) -> str:
         causes = ", ".join(sorted({x.get('cause', 'other') for x in i.argument_causes}))
         lines.append(f"  {i.name}: 0x{i.number64:08x} -> 0x{i.number32:08x}, argument {i.argument or '(none)'}"
                      + (f": {causes}" if causes else ""))
+    if r.constant_counts:
+        lines += ["", f"== #define constants ({a64} -> {a32}) that differ or one ABI lacks: {len(r.constants)} "
+                      f"(of {r.constant_counts.get(a64, 0)} / {r.constant_counts.get(a32, 0)})"]
+        header = object()
+        for k in r.constants:
+            if k.header != header:
+                header = k.header
+                lines.append(f"{k.header or '(no header)'}")
+            lines.append(f"  {k.name}: {show(k.value64)} -> {show(k.value32)}")
     if r.left_out:
         lines += ["", "== Headers in neither unit"]
         lines += [f"  {h}: {why}" for h, why in r.left_out.items()]
@@ -85,4 +101,5 @@ def terminal_summary(r: CompatReport) -> str:
     counts = ", ".join(f"{k} {v}" for k, v in r.cause_counts().items())
     return (f"uapi-check --compat: {r.arch64.debian} vs {r.arch32.debian}: {len(r.types)} types differ"
             + (f" ({counts})" if counts else "")
-            + f"; {r.ioctl_counts['differ']} of {r.ioctl_counts['compared']} ioctl numbers differ\n")
+            + f"; {r.ioctl_counts['differ']} of {r.ioctl_counts['compared']} ioctl numbers differ"
+            + (f"; {len(r.constants)} #define constants differ" if r.constant_counts else "") + "\n")

@@ -40,7 +40,8 @@ def read_labels(path, unit):
     rows = {}
     seen_header = False
     for n, line in enumerate(lines, 1):
-        if not line.strip() or line.startswith("#"):
+        # '#' starts a comment line, but '#define NAME' is a constant's row.
+        if not line.strip() or (line.startswith("#") and not line.startswith("#define ")):
             continue
         cols = line.split("\t")
         if not seen_header:

@@ -15,6 +15,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "tests", "drift", "check-labels.py")
 LABELS = os.path.join(ROOT, "tests", "drift", "labels-6.1-6.12.tsv")
+CONSTANTS = os.path.join(ROOT, "tests", "drift", "labels-constants-6.1-6.12.tsv")
 
 spec = importlib.util.spec_from_file_location("check_labels", SCRIPT)
 check_labels = importlib.util.module_from_spec(spec)
@@ -195,28 +196,32 @@ def test_missing_object_exit_2(env, tmp_path):
 # every row, breaks that are not removals named in the README.
 VOCAB = {
     "break": {"moved", "resized", "retyped", "member-removed", "renamed", "removed", "enumerator-value",
-              "enumerator-removed", "size-changed", "kind-changed", "alignment-changed", "contains-break"},
-    "review": {"tail-growth", "overlap", "sentinel-removed", "member-added", "contains-review"},
+              "enumerator-removed", "size-changed", "kind-changed", "alignment-changed", "contains-break",
+              "constant-value", "constant-removed"},
+    "review": {"tail-growth", "overlap", "sentinel-removed", "member-added", "contains-review",
+               "version-increased"},
     "safe": {"sentinel", "reserved-reuse", "padding-reuse", "pad-renamed", "new-alternative", "alias",
-             "flexible-spelling", "contains-safe-change", "added", "enumerator-added", "cxx-keyword"},
+             "flexible-spelling", "contains-safe-change", "added", "enumerator-added", "cxx-keyword",
+             "constant-added", "constant-moved"},
 }
 
 
-def corpus_rows():
+def corpus_rows(path=LABELS):
     rows = []
-    with open(LABELS) as f:
+    with open(path) as f:
         for line in f:
-            if line.startswith("#") or line.startswith("type\t"):
+            if (line.startswith("#") and not line.startswith("#define ")) or line.startswith("type\t"):
                 continue
             rows.append(line.rstrip("\n").split("\t"))
     return rows
 
 
-def test_the_corpus_is_well_formed():
-    rows = corpus_rows()
+@pytest.mark.parametrize("path", [LABELS, CONSTANTS], ids=["layouts", "constants"])
+def test_the_corpus_is_well_formed(path):
+    rows = corpus_rows(path)
     units = {r[5] for r in rows}
     for u in units:
-        check_labels.read_labels(LABELS, u)  # raises on duplicates or bad labels
+        check_labels.read_labels(path, u)  # raises on duplicates or bad labels
     assert "main" in units
     allwords = set().union(*VOCAB.values())
     for r in rows:
@@ -235,8 +240,16 @@ def test_the_corpus_is_well_formed():
     assert keys == sorted(keys, key=lambda k: (k[0], k[1] != "main", k[1]))
 
 
-def test_the_readme_lists_every_real_break():
+def test_no_type_is_labelled_in_both_corpora():
+    layouts = {(r[0], r[5]) for r in corpus_rows(LABELS)}
+    constants = {(r[0], r[5]) for r in corpus_rows(CONSTANTS)}
+    assert constants and all(t.startswith("#define ") for t, _ in constants)
+    assert not layouts & constants
+
+
+@pytest.mark.parametrize("path", [LABELS, CONSTANTS], ids=["layouts", "constants"])
+def test_the_readme_lists_every_real_break(path):
     readme = open(os.path.join(ROOT, "tests", "drift", "README.md")).read()
-    for typ, label, reasons, header, note, unit in corpus_rows():
-        if label == "break" and reasons != "removed" and not note.startswith(("all ", "header ")):
+    for typ, label, reasons, header, note, unit in corpus_rows(path):
+        if label == "break" and reasons not in ("removed", "constant-removed") and not note.startswith(("all ", "header ")):
             assert f"`{typ}`" in readme, typ

@@ -134,12 +134,20 @@ def test_drift_verdicts(sides, tool):
     # A sentinel-named #define that follows an enum's sentinel, and a mask of a family's flags.
     assert one("#define MYDEFS_X_MAX") == ("changed", "safe", ["sentinel"])
     assert one("#define MYDEFS_G_ALL") == ("changed", "safe", ["sentinel"])
+    # Masks that gain bits, reserved bits put to use, a range's end, N<FAMILY> counts, an ABI's patch.
+    assert one("#define MYDEFS_H_VALID_FLAGS") == ("changed", "safe", ["sentinel"])
+    assert one("#define MYDEFS_CAP_RESERVED") == ("changed", "safe", ["reserved-reuse"])
+    assert one("#define MYDEFS_CMD_END") == ("changed", "safe", ["sentinel"])
+    assert one("#define MYDEFS_OP_START") == ("changed", "break", ["constant-value"])
+    assert one("#define MYDEFS_OP_END") == ("changed", "break", ["constant-value"])
+    assert one("#define NMYSIG") == ("changed", "safe", ["sentinel"])
+    assert one("#define MYDEFS_ABI_PATCH") == ("changed", "review", ["version-increased"])
     # Syscall numbers are never counts or masks, whatever their values look like.
     assert one("#define __NR_mythree") == ("changed", "break", ["constant-value"])
     # Nothing else breaks.
     assert {n for n, t in types.items() if t["severity"] == "break"} == {
         "#define MYDEFS_F_LEGACY", "#define MYDEFS_F_OLDSYNC", "#define __NR_mycall", "#define MYDEFS_GENL_NAME",
-        "#define __NR_mytwo", "#define __NR_mythree"}
+        "#define __NR_mytwo", "#define __NR_mythree", "#define MYDEFS_OP_START", "#define MYDEFS_OP_END"}
 
 
 def test_strict_has_no_idioms(sides, tool):
