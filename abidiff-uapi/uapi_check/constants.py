@@ -91,9 +91,10 @@ def _balanced_text(text):
 def find_constants(cc: str, include_dir: str, headers: list[str], flags: list[str],
                    exclude=frozenset()) -> tuple[list[Constant], dict[str, str]]:
     """The candidates (header and line order) and {name: reason} of the macros that cannot be
-    constants before any compile: empty, self-naming, no expression, excluded, function-like."""
+    constants before any compile: empty, self-naming, no expression, excluded, function-like
+    (those defined under the include dir)."""
     with tempfile.TemporaryDirectory(prefix="au-constants-") as work:
-        function_like = set()
+        function_like = {}
         defs, _ = _macro_definitions(
             _preprocess(cc, include_dir, flags, _includes(headers), work, "-dD"), include_dir,
             function_like)
@@ -128,7 +129,7 @@ def find_constants(cc: str, include_dir: str, headers: list[str], flags: list[st
         else:
             header, line = defs[name]
             found.append(Constant(name, header, line, bool(_STRINGS.fullmatch(text)), text))
-    for name in function_like - set(defs):
+    for name in set(function_like) - set(defs):
         rejected.setdefault(name, FUNCTION_LIKE)
     return sorted(found, key=lambda k: (k.header, k.line, k.name)), rejected
 

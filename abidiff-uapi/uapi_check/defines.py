@@ -32,7 +32,7 @@ def cache_key(unit_obj, compiler_version, flags, known=""):
     h = hashlib.sha256()
     with open(unit_obj, "rb") as f:
         h.update(f.read())
-    h.update(("\0".join([compiler_version, *flags, "constants-v2", known])).encode())
+    h.update(("\0".join([compiler_version, *flags, "constants-v3", known])).encode())
     return h.hexdigest()[:20]
 
 

@@ -90,8 +90,8 @@ def _macro_definitions(text, include_dir, function_like=None):
     """Object-like macros defined (and not #undef'd by the end) in a file under include_dir,
     from `-E -dD` output: {name: (header, line)}. The output keeps line numbers in step with
     its linemarkers (gcc emits newlines, or a new marker, for the lines it drops). Also the
-    headers under include_dir that the unit reads. function_like, a set, gets the names of the
-    function-like macros defined on the way (wherever they are defined).
+    headers under include_dir that the unit reads. function_like, a dict, gets {name: header} of
+    the function-like macros defined under include_dir.
 
     Only the lines that start with '#' matter; the code between them is skipped by the regular
     expression and counted with str.count, in C (the text is a few MB per unit)."""
@@ -123,7 +123,11 @@ def _macro_definitions(text, include_dir, function_like=None):
             elif d and d.group(2):
                 defs.pop(d.group(1), None)  # redefined as a function-like macro
                 if cur_file and function_like is not None:
-                    function_like.add(d.group(1))
+                    if cur_file not in where:
+                        real = os.path.realpath(re.sub(r"\\(.)", r"\1", cur_file))
+                        where[cur_file] = real[len(root):] if real.startswith(root) else None
+                    if where[cur_file]:
+                        function_like[d.group(1)] = where[cur_file]
         elif raw.startswith("#undef "):
             u = _UNDEF.match(raw)
             if u:
