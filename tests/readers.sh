@@ -11,6 +11,7 @@
 #     object, a .dwo given directly, a missing .dwo
 #   - dwz supplements: dwz -m, found beside the file or with --alt, missing
 #   - deep typedef chains and anonymous nesting; typedef struct {...} *Ptr
+#   - gcc's assembly edited: void as a base type, signed char named char (icc), corrupt references
 #   - archives (every member), and inputs: FIFOs (also --btf), slim LTO, truncated files, -o over
 #     non-regular files and the mode of a replaced file
 # Usage: tests/readers.sh ABIDIFF_UAPI_BINARY
@@ -361,6 +362,40 @@ readelf --debug-dump=info void-base.o | grep -q 'DW_AT_name *: void' && ok "void
 rc=0
 "$tool" diff void-gcc.o void-base.o > void.txt 2> err.txt || rc=$?
 [ "$rc" = 0 ] && grep -q 'void \*  *p;' <("$tool" dump void-base.o) && ok "void base type: void * equals gcc's void *" || bad "void base type: exit $rc"
+# A 1-byte DW_ATE_signed_char named "char" (as the Intel compiler names gcc's signed char): the
+# same type as gcc's "signed char", since plain char is signed in that object; no finding at all.
+# signed char -> unsigned char is still a change.
+printf 'struct sc { signed char c; signed char name[4]; signed char *p; struct { signed char in; } a; int x; };\nstruct sc g;\n' > schar.c
+sed 's/signed char/unsigned char/g' schar.c > uchar.c
+gcc -g -S -dA schar.c -o schar-icc.s
+gcc -g -c schar.c -o schar-gcc.o
+gcc -g -c uchar.c -o uchar-gcc.o
+python3 - <<'PY'
+s = open("schar-icc.s").read()
+assert s.count('.string\t"signed char"') == 1, "gcc no longer puts signed char in .debug_str"
+open("schar-icc.s", "w").write(s.replace('.string\t"signed char"', '.string\t"char"'))
+PY
+gcc -c schar-icc.s -o schar-icc.o
+readelf --debug-dump=info schar-icc.o > schar-icc.txt
+grep -A2 'DW_AT_encoding *: 6[[:space:]]*(signed char)' schar-icc.txt | grep -q 'DW_AT_name *: .*: char$' &&
+	! grep -q 'DW_AT_name *:.*: signed char$' schar-icc.txt && ok "char as signed char: the edited object names its DW_ATE_signed_char type char" ||
+	bad "char as signed char: edit failed"
+for pair in "schar-gcc.o schar-icc.o" "schar-icc.o schar-gcc.o"; do
+	rc=0
+	"$tool" diff $pair --format=json > schar.json 2> err.txt || rc=$?
+	[ "$rc" = 0 ] && [ ! -s err.txt ] && python3 -c '
+import json, sys
+d = json.load(open("schar.json"))
+sys.exit(0 if d["types"] == [] and d["counts"]["unchanged"] == d["counts"]["old_types"] >= 1 else 1)' &&
+		ok "char as signed char: diff $pair: no finding (exit 0)" || bad "char as signed char: diff $pair: exit $rc, or a finding"
+done
+finds_change "char as signed char: signed char -> unsigned char is still a change" schar-icc.o uchar-gcc.o "struct sc"
+python3 -c '
+import json, sys
+d = json.load(open("diff.json"))
+ch = {c.get("member"): c["reasons"] for t in d["types"] for c in t["changes"] if c["change"] == "member"}
+sys.exit(0 if ch.get("c") == ["retyped"] and ch.get("name") == ["retyped"] and ch.get("a.in") == ["retyped"] else 1)' &&
+	ok "char as signed char: char (signed) -> unsigned char is retyped" || bad "char as signed char: char -> unsigned char not retyped"
 # A member's type reference pointing at another member's DIE: an error, not a garbage name.
 printf 'struct bad { int a; int b; };\nstruct bad g;\n' > badref.c
 gcc -g -S -dA badref.c -o badref.s
