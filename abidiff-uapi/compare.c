@@ -80,10 +80,26 @@ static bool is_typedef_key(struct comparer *c, int side, const char *k)
 	return t && t->kind != LAYOUT_ENUM;
 }
 
+/* Plain char's sign on a side (0 old, 1 new). */
+static enum char_signedness char_sign(const struct comparer *c, int side)
+{
+	return (side ? c->new_model : c->old_model)->char_signedness;
+}
+
+/* Keys a (side sa) and b (side sb), both non-NULL, name one type: equal, or
+ * differing only where one side's plain char is the other's signed char or
+ * unsigned char of the same encoding (au_typekey_equal_char; asked only
+ * when the strings differ). */
+static bool same_key(const struct comparer *c, const char *a, int sa, const char *b, int sb)
+{
+	return strcmp(a, b) == 0 || au_typekey_equal_char(a, b, char_sign(c, sa), char_sign(c, sb));
+}
+
 /* Canonical types a (on side sa) and b (on side sb) are the same. Beyond
  * equal keys: a named struct and an anonymous one of the same shape, behind
  * the same arrays and pointers, are one layout. 6.12's __struct_group gives a
- * member the type struct TAG in C and an untagged struct in C++. */
+ * member the type struct TAG in C and an untagged struct in C++. And char
+ * is signed char or unsigned char, by its side's encoding (same_key). */
 static bool same_type(struct comparer *c, const char *a, int sa, const char *b, int sb)
 {
 	if (strcmp(a, b) == 0)
@@ -91,23 +107,24 @@ static bool same_type(struct comparer *c, const char *a, int sa, const char *b, 
 	size_t p = au_typekey_sigil_prefix(a);
 	if (p != au_typekey_sigil_prefix(b) || strncmp(a, b, p) != 0)
 		return false;
+	const char *a0 = a, *b0 = b;
 	a += p;
 	b += p;
 	/* uuid_le and guid_t, typedefs naming anonymous structs: the same
 	 * layout under another typedef is the same type to C code. */
 	if (is_typedef_key(c, 0, a) || is_typedef_key(c, 1, b)) {
 		const char *ka = au_typekey_is_anon(a) ? a : shape_of(c, sa, a), *kb = au_typekey_is_anon(b) ? b : shape_of(c, sb, b);
-		return ka && kb && strcmp(ka, kb) == 0;
+		return ka && kb && same_key(c, ka, sa, kb, sb);
 	}
 	if (au_typekey_is_anon(a) && au_typekey_is_named_aggregate(b)) {
 		const char *sb_key = shape_of(c, sb, b);
-		return sb_key && strcmp(a, sb_key) == 0;
+		return sb_key && same_key(c, a, sa, sb_key, sb);
 	}
 	if (au_typekey_is_named_aggregate(a) && au_typekey_is_anon(b)) {
 		const char *sa_key = shape_of(c, sa, a);
-		return sa_key && strcmp(sa_key, b) == 0;
+		return sa_key && same_key(c, sa_key, sa, b, sb);
 	}
-	return false;
+	return au_typekey_equal_char(a0, b0, char_sign(c, sa), char_sign(c, sb));
 }
 
 /* Two members occupy the same slot: same place, same width, same type. */
@@ -707,9 +724,9 @@ static bool same_definitions(struct comparer *c, const struct layout_type *o, co
 		const char *kn = au_typekey_definition(&c->out->arena, d);
 		same = false;
 		for (size_t i = 0; i < no && !same; i++)
-			same = ko[i] && strcmp(ko[i], kn) == 0;
+			same = ko[i] && same_key(c, ko[i], 0, kn, 1);
 		for (size_t i = 0; i < no && same; i++)
-			if (ko[i] && strcmp(ko[i], kn) == 0) {
+			if (ko[i] && same_key(c, ko[i], 0, kn, 1)) {
 				ko[i] = NULL;   /* each layout of OLD matches one of NEW */
 				break;
 			}

@@ -99,8 +99,18 @@ static const char *base_key(struct reader *r, Dwarf_Die *die, uint64_t size)
 	default: base = BASE_OTHER; break;
 	}
 	const char *name = die_name(r, die);
-	if (name && strcmp(name, "char") == 0 && (base == BASE_SIGNED || base == BASE_UNSIGNED))
+	if (name && strcmp(name, "char") == 0 && (base == BASE_SIGNED || base == BASE_UNSIGNED)) {
+		/* Plain char keeps its own key (a kernel's BTF does not record its
+		 * sign); its sign is noted in the model, so that the comparer can
+		 * take another producer's char for signed char or unsigned char
+		 * (icc names gcc's signed char "char"). */
+		if (size == 1) {
+			enum char_signedness s = base == BASE_SIGNED ? CHAR_SIGN_SIGNED : CHAR_SIGN_UNSIGNED;
+			enum char_signedness *m = &r->model->char_signedness;
+			*m = *m == CHAR_SIGN_UNKNOWN || *m == s ? s : CHAR_SIGN_MIXED;
+		}
 		base = BASE_CHAR;
+	}
 	return au_typekey_base(&r->model->arena, base, 8 * size, name);
 }
 

@@ -578,6 +578,178 @@ static size_t alt_candidates(const char *path, const char *name, const struct dw
 	return nc;
 }
 
+/* A supplement that holds only strings: dwz -m writes one when its objects
+ * share strings (the same long member names) and no types. libdw 0.188 will
+ * not open an ELF file without .debug_info, .debug_line or .debug_frame ("no
+ * DWARF information"), yet every name in the objects lies in its
+ * .debug_str. Such a file has .debug_str and none of those (nor
+ * .debug_types). */
+static bool debug_section(const char *n, const char *want)
+{
+	return strcmp(n, want) == 0 || (strncmp(n, ".zdebug_", 8) == 0 && strcmp(n + 8, want + 7) == 0);
+}
+
+static bool strings_only(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	bool str = false;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (!n)
+			return false;
+		if (debug_section(n, ".debug_info") || debug_section(n, ".debug_types") ||
+		    debug_section(n, ".debug_line") || debug_section(n, ".debug_frame"))
+			return false;
+		if (debug_section(n, ".debug_str") && sh.sh_type != SHT_NOBITS && sh.sh_size)
+			str = true;
+	}
+	return str;
+}
+
+/* A DWARF 2 line table header with no files and no program: the least
+ * .debug_line libdw takes as DWARF. Nothing reads it (the supplement has no
+ * unit to name it). */
+static void minimal_line_table(unsigned char out[29], bool be)
+{
+	static const unsigned char opcode_lengths[12] = { 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
+	put_uint(out, 4, be, 25);         /* unit_length: the 29 bytes after these 4 */
+	put_uint(out + 4, 2, be, 2);      /* version */
+	put_uint(out + 6, 4, be, 19);     /* header_length: what follows, to the end */
+	out[10] = 1;                      /* minimum_instruction_length */
+	out[11] = 1;                      /* default_is_stmt */
+	out[12] = (unsigned char)-5;      /* line_base */
+	out[13] = 14;                     /* line_range */
+	out[14] = 13;                     /* opcode_base */
+	memcpy(out + 15, opcode_lengths, sizeof(opcode_lengths));
+	out[27] = 0;                      /* no include directories */
+	out[28] = 0;                      /* no file names */
+}
+
+/* A private copy (a memfd) of the strings-only supplement elf: its debug
+ * sections as they are (compressed ones too), a minimal .debug_line added,
+ * and a section name table; no program headers, nothing else. *ret_fd and
+ * *ret_elf are the copy, read back. */
+static struct au_error *strings_only_copy(const char *path, const char *alt_path, Elf *elf, int *ret_fd,
+					  Elf **ret_elf)
+{
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	if (!gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return au_error_format("%s: its dwz supplement %s has a corrupt ELF header: %s", path, alt_path,
+				       elf_errmsg(-1));
+	int mfd = memfd_create("abidiff-uapi-alt", MFD_CLOEXEC);
+	if (mfd < 0)
+		return au_error_format("%s: cannot copy its dwz supplement %s: %s", path, alt_path, strerror(errno));
+	struct au_error *err = NULL;
+	bool be = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	unsigned char line[29];
+	minimal_line_table(line, be);
+	struct growbuf names = { 0 };
+	grow_append(&names, "", 1, 1);
+	Elf *out = elf_begin(mfd, ELF_C_WRITE, NULL);
+	GElf_Ehdr oh;
+	if (!out || !gelf_newehdr(out, gelf_getclass(elf)) || !gelf_getehdr(out, &oh)) {
+		err = au_error_format("%s: cannot copy its dwz supplement %s: %s", path, alt_path, elf_errmsg(-1));
+		goto out;
+	}
+	memcpy(oh.e_ident, eh.e_ident, EI_NIDENT);
+	oh.e_type = eh.e_type;
+	oh.e_machine = eh.e_machine;
+	oh.e_version = EV_CURRENT;
+	oh.e_flags = eh.e_flags;
+	Elf_Scn *scn = NULL;
+	for (int pass = 0; pass < 2 && !err; pass++) {
+		/* Pass 0: the debug sections; pass 1: .debug_line. */
+		while (pass == 0 && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+			if (!n) {
+				err = au_error_format("%s: its dwz supplement %s has a corrupt section table: %s", path,
+						      alt_path, elf_errmsg(-1));
+				break;
+			}
+			if ((strncmp(n, ".debug_", 7) != 0 && strncmp(n, ".zdebug_", 8) != 0) || sh.sh_type == SHT_NOBITS)
+				continue;
+			Elf_Data *src = elf_rawdata(scn, NULL);
+			Elf_Scn *o = elf_newscn(out);
+			Elf_Data *d = o ? elf_newdata(o) : NULL;
+			GElf_Shdr osh;
+			if (!src || !d || !gelf_getshdr(o, &osh)) {
+				err = au_error_format("%s: its dwz supplement %s: section %s unreadable: %s", path,
+						      alt_path, n, elf_errmsg(-1));
+				break;
+			}
+			d->d_buf = src->d_buf;
+			d->d_size = src->d_size;
+			d->d_type = ELF_T_BYTE;
+			d->d_align = sh.sh_addralign ? sh.sh_addralign : 1;
+			osh.sh_name = (uint32_t)grow_append(&names, n, strlen(n) + 1, 1);
+			osh.sh_type = sh.sh_type;
+			osh.sh_flags = sh.sh_flags;
+			osh.sh_entsize = sh.sh_entsize;
+			osh.sh_addralign = d->d_align;
+			gelf_update_shdr(o, &osh);
+		}
+		if (pass == 1) {
+			Elf_Scn *o = elf_newscn(out);
+			Elf_Data *d = o ? elf_newdata(o) : NULL;
+			GElf_Shdr osh;
+			if (!d || !gelf_getshdr(o, &osh)) {
+				err = au_error_format("%s: cannot copy its dwz supplement %s: %s", path, alt_path,
+						      elf_errmsg(-1));
+				break;
+			}
+			d->d_buf = line;
+			d->d_size = sizeof(line);
+			d->d_type = ELF_T_BYTE;
+			d->d_align = 1;
+			osh.sh_name = (uint32_t)grow_append(&names, ".debug_line", sizeof(".debug_line"), 1);
+			osh.sh_type = SHT_PROGBITS;
+			osh.sh_addralign = 1;
+			gelf_update_shdr(o, &osh);
+		}
+	}
+	if (!err) {
+		Elf_Scn *o = elf_newscn(out);
+		Elf_Data *d = o ? elf_newdata(o) : NULL;
+		GElf_Shdr osh;
+		size_t at = grow_append(&names, ".shstrtab", sizeof(".shstrtab"), 1);
+		if (!d || !gelf_getshdr(o, &osh)) {
+			err = au_error_format("%s: cannot copy its dwz supplement %s: %s", path, alt_path, elf_errmsg(-1));
+		} else {
+			d->d_buf = names.data;
+			d->d_size = names.len;
+			d->d_type = ELF_T_BYTE;
+			d->d_align = 1;
+			osh.sh_name = (uint32_t)at;
+			osh.sh_type = SHT_STRTAB;
+			osh.sh_addralign = 1;
+			gelf_update_shdr(o, &osh);
+			oh.e_shstrndx = (uint16_t)elf_ndxscn(o);
+			if (!gelf_update_ehdr(out, &oh) || elf_update(out, ELF_C_WRITE) < 0)
+				err = au_error_format("%s: cannot copy its dwz supplement %s: %s", path, alt_path,
+						      elf_errmsg(-1));
+		}
+	}
+out:
+	elf_end(out);
+	free(names.data);
+	if (!err) {
+		*ret_elf = elf_begin(mfd, ELF_C_READ_MMAP, NULL);
+		if (!*ret_elf)
+			err = au_error_format("%s: cannot copy its dwz supplement %s: %s", path, alt_path, elf_errmsg(-1));
+	}
+	if (err)
+		close(mfd);
+	else
+		*ret_fd = mfd;
+	return err;
+}
+
 struct au_error *open_alt(const char *path, Dwarf *dw, const struct dwarf_read_options *opts,
 			  struct alt_file *alt, bool *has_alt)
 {
@@ -624,7 +796,25 @@ struct au_error *open_alt(const char *path, Dwarf *dw, const struct dwarf_read_o
 			continue;
 		}
 		Dwarf *adw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-		if (!adw) {
+		if (!adw && strings_only(elf)) {
+			/* Only strings: read them through a copy libdw accepts. */
+			int cfd = -1;
+			Elf *celf = NULL;
+			err = strings_only_copy(path, cands[i], elf, &cfd, &celf);
+			if (!err && !(adw = dwarf_begin_elf(celf, DWARF_C_READ, NULL)))
+				err = au_error_format("%s: its dwz supplement %s (strings only) has unreadable DWARF: %s",
+						      path, cands[i], dwarf_errmsg(-1));
+			elf_end(elf);
+			close(fd);
+			elf = celf;
+			fd = cfd;
+			if (err) {
+				elf_end(elf);
+				if (fd >= 0)
+					close(fd);
+				break;
+			}
+		} else if (!adw) {
 			err = au_error_format("%s: its dwz supplement %s has unreadable DWARF: %s", path, cands[i],
 					      dwarf_errmsg(-1));
 			elf_end(elf);

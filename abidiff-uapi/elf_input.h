@@ -70,7 +70,9 @@ struct alt_file {
 };
 
 /* Finds, opens and checks the supplement named in the main file and gives
- * it to dw (dwarf_setalt); none is needed when the file names none. */
+ * it to dw (dwarf_setalt); none is needed when the file names none. A
+ * supplement with only .debug_str, which libdw will not open, is given as a
+ * private copy (alt->fd a memfd) that adds an empty .debug_line. */
 struct au_error *open_alt(const char *path, Dwarf *dw, const struct dwarf_read_options *opts,
 			  struct alt_file *alt, bool *has_alt);
 void close_alt(struct alt_file *alt);

@@ -150,11 +150,19 @@ size_t au_layout_count_flat(const struct layout_type *t);
 
 enum layout_lang { LANG_UNKNOWN, LANG_C, LANG_CXX, LANG_OTHER };
 
+/* What plain char is in a model, as its producer encoded the base type
+ * named "char" (DW_ATE_signed_char or DW_ATE_unsigned_char). BTF does not
+ * record it: unknown. Mixed: units of one object disagree (some built
+ * with -funsigned-char). Only a known sign lets the comparer take char8 as
+ * s8 or u8 (au_typekey_equal_char). */
+enum char_signedness { CHAR_SIGN_UNKNOWN, CHAR_SIGN_SIGNED, CHAR_SIGN_UNSIGNED, CHAR_SIGN_MIXED };
+
 struct layout_model {
 	struct arena arena;
 	const char *path;         /* where it was read from, for messages */
 	enum layout_lang lang;    /* the source language of its first unit (BTF: unknown) */
 	unsigned address_size;    /* bytes of a pointer (ELF class: 4 or 8), 0 if unknown (BTF) */
+	enum char_signedness char_signedness;   /* plain char's sign, where the reader knows it */
 	size_t ntypes;
 	size_t capacity;
 	struct layout_type **types;   /* named types, in the order read */

@@ -1,5 +1,6 @@
 #include <inttypes.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,4 +267,92 @@ const char *au_typekey_definition(struct arena *a, const struct layout_type *t)
 {
 	return au_arena_printf(a, "%s/a%llu/%s", au_typekey_anon(a, t), (unsigned long long)t->align,
 			       t->scope ? t->scope : "");
+}
+
+/* ---- char8 against s8 and u8 (au_typekey_equal_char) ---- */
+
+/* The key at p (in key, which starts at start) begins where a key begins
+ * in the grammar: at the start, after a pointer or array sigil, after
+ * "fn(", ';' or ',' of a function, or after the "@BITOFF:BITS:" of a
+ * member in an anonymous shape; not inside a name ("struct s8", "A::s8",
+ * "unspecified:s8", "base:s8:8"). */
+static bool key_starts_at(const char *start, const char *p)
+{
+	if (p == start)
+		return true;
+	char c = p[-1];
+	if (c == '*' || c == '&' || c == ']' || c == ';' || c == ',')
+		return true;
+	if (c == '(')
+		return p - start >= 3 && strncmp(p - 3, "fn(", 3) == 0 && (p - 3 == start || !word_char(p[-4]));
+	if (c != ':')
+		return false;
+	/* @BITOFF:BITS: */
+	const char *q = p - 1;
+	for (int field = 0; field < 2; field++) {
+		const char *digits_end = q;
+		while (q > start && q[-1] >= '0' && q[-1] <= '9')
+			q--;
+		if (q == digits_end || q == start)
+			return false;
+		q--;
+		if (*q != (field == 0 ? ':' : '@'))
+			return false;
+	}
+	return true;
+}
+
+/* A key ends at the end, or before ';' ',' ')' of the key around it; and
+ * '/' in au_typekey_definition's string. */
+static bool key_ends_at(char c)
+{
+	return c == '\0' || c == ';' || c == ',' || c == ')' || c == '/';
+}
+
+static bool is_tok(const char *p, size_t n, const char *want)
+{
+	return strlen(want) == n && strncmp(p, want, n) == 0;
+}
+
+/* The token pa (na bytes, in a key whose own sign is sa) is char8 and pb
+ * the integer that char is on that side. */
+static bool char_as_int(const char *pa, size_t na, enum char_signedness sa, const char *pb, size_t nb)
+{
+	return is_tok(pa, na, "char8") &&
+	       ((sa == CHAR_SIGN_SIGNED && is_tok(pb, nb, "s8")) || (sa == CHAR_SIGN_UNSIGNED && is_tok(pb, nb, "u8")));
+}
+
+bool au_typekey_equal_char(const char *a, const char *b, enum char_signedness sa, enum char_signedness sb)
+{
+	bool sa_known = sa == CHAR_SIGN_SIGNED || sa == CHAR_SIGN_UNSIGNED;
+	bool sb_known = sb == CHAR_SIGN_SIGNED || sb == CHAR_SIGN_UNSIGNED;
+	if (!sa_known && !sb_known)
+		return strcmp(a, b) == 0;
+	const char *pa = a, *pb = b;
+	while (*pa || *pb) {
+		if (*pa == *pb) {
+			pa++;
+			pb++;
+			continue;
+		}
+		/* Back to the start of the word both are in: what precedes the
+		 * mismatch is the same on both sides since the last substitution,
+		 * which ended before a non-word character. */
+		size_t back = 0;
+		while (pa - back > a && word_char(pa[-(ptrdiff_t)back - 1]))
+			back++;
+		const char *ta = pa - back, *tb = pb - back;
+		size_t na = 0, nb = 0;
+		while (word_char(ta[na]))
+			na++;
+		while (word_char(tb[nb]))
+			nb++;
+		if (!key_starts_at(a, ta) || !key_starts_at(b, tb) || !key_ends_at(ta[na]) || !key_ends_at(tb[nb]))
+			return false;
+		if (!char_as_int(ta, na, sa, tb, nb) && !char_as_int(tb, nb, sb, ta, na))
+			return false;
+		pa = ta + na;
+		pb = tb + nb;
+	}
+	return true;
 }

@@ -134,4 +134,17 @@ const char *au_typekey_zero_array_element(const char *key);
 /* The element key of a one-element array ("[1]u8": "u8"), or NULL. */
 const char *au_typekey_one_element(const char *key);
 
+/* Keys a and b that differ as strings are still one type when they differ
+ * only where one has char8 and the other s8 (u8), and plain char is signed
+ * (unsigned) on the side whose key says char8: sa is a's side's sign, sb
+ * b's. A producer that names a DW_ATE_signed_char type "char" (icc) and
+ * one that names it "signed char" (gcc) mean one type. Token by token, at
+ * any depth ("[16]char8", "*char8", "fn(char8;)", a member's key inside an
+ * anonymous shape), never inside a name ("struct xs8", "struct s8", an
+ * enumerator or a member called s8). Unknown or mixed signs never match;
+ * s8 against u8 never does; equal keys are equal. An anonymous shape over
+ * 256 bytes, replaced by its hash, is compared by the hash only. For the
+ * mismatch path: it compares no faster than strcmp. */
+bool au_typekey_equal_char(const char *a, const char *b, enum char_signedness sa, enum char_signedness sb);
+
 #endif

@@ -9,8 +9,9 @@
 #   - type units: -fdebug-types-section, DWARF 4 (.debug_types) and 5, C and C++
 #   - split DWARF: -gsplit-dwarf, .dwo found via DW_AT_comp_dir or beside the
 #     object, a .dwo given directly, a missing .dwo
-#   - dwz supplements: dwz -m, found beside the file or with --alt, missing
+#   - dwz supplements: dwz -m, found beside the file or with --alt, missing, holding only .debug_str
 #   - deep typedef chains and anonymous nesting; typedef struct {...} *Ptr
+#   - gcc's assembly edited: void as a base type, signed char named char (icc), corrupt references
 #   - archives (every member), and inputs: FIFOs (also --btf), slim LTO, truncated files, -o over
 #     non-regular files and the mode of a replaced file
 # Usage: tests/readers.sh ABIDIFF_UAPI_BINARY
@@ -176,6 +177,39 @@ mv dwz/old-common.debug elsewhere/renamed.debug
 expect_error "dwz: missing supplement" "old-common.debug was not found" dump dwz/old.so
 same_dump "dwz: supplement given with --alt" dwz/old-plain.so dwz/old.so --alt elsewhere/renamed.debug
 expect_error "dwz: --alt with the wrong supplement" "old-common.debug was not found" dump dwz/old.so --alt dwz/new-common.debug
+# A supplement that holds only .debug_str: two objects share long member names and no type
+# (libdw alone refuses such a file: "no DWARF information"). Every name resolves through it.
+mkdir dwzstr
+for side in old new; do
+	for obj in a b; do
+		for i in 1 2 3 4 5; do
+			# No type in common (dwz would move it to the supplement's .debug_info).
+			t=int e=short
+			[ "$side/$obj/$i" = new/a/3 ] && t=unsigned
+			[ "$obj" = b ] && t=long e="unsigned char"
+			echo "struct ${obj}_type$i { $t a_rather_long_member_name_that_both_objects_share_$i; $e another_long_member_name_the_objects_share_$i[$i]; };"
+			echo "struct ${obj}_type$i ${obj}_var$i;"
+		done > "dwzstr/$side-$obj.c"
+		gcc -g -shared -fPIC -nostdlib "dwzstr/$side-$obj.c" -o "dwzstr/$side-$obj.so"
+		cp "dwzstr/$side-$obj.so" "dwzstr/$side-$obj-plain.so"
+	done
+	(cd dwzstr && dwz -m "$side-common.debug" -M "$side-common.debug" "$side-a.so" "$side-b.so")
+done
+readelf -S -W dwzstr/old-common.debug > dwzstr/sections.txt
+if grep -q ' \.debug_str ' dwzstr/sections.txt && ! grep -q ' \.debug_info ' dwzstr/sections.txt &&
+	readelf -S -W dwzstr/old-a.so | grep -q gnu_debugaltlink &&
+	readelf --debug-dump=info dwzstr/old-a.so | grep -q 'DW_FORM_GNU_strp_alt\|(alt indirect string'; then
+	ok "dwz: a strings-only supplement (.debug_str, no .debug_info), used by the object"
+else
+	bad "dwz: dwz -m made no strings-only supplement (the next checks prove nothing)"
+	sed 's/^/    /' dwzstr/sections.txt | head -20
+fi
+same_dump "dwz: strings-only supplement, first object" dwzstr/old-a-plain.so dwzstr/old-a.so
+same_dump "dwz: strings-only supplement, second object" dwzstr/old-b-plain.so dwzstr/old-b.so
+finds_change "dwz: strings-only supplement, a planted change" dwzstr/old-a.so dwzstr/new-a.so "struct a_type3"
+# Any other supplement without DWARF is still refused: here one without its strings.
+objcopy --remove-section .debug_str dwzstr/old-common.debug dwzstr/nostr.debug
+expect_error "dwz: a supplement with no DWARF and no strings" "nostr.debug has unreadable DWARF" dump dwzstr/old-a.so --alt dwzstr/nostr.debug
 gcc -g -gdwarf-5 $keep -shared -fPIC -nostdlib dwz/old.c -o dwz/v5.so
 gcc -g -gdwarf-5 $keep -shared -fPIC -nostdlib dwz/old-2.c -o dwz/v5-2.so
 (cd dwz && dwz -5 -m v5.debug -M v5.debug v5.so v5-2.so)
@@ -361,6 +395,40 @@ readelf --debug-dump=info void-base.o | grep -q 'DW_AT_name *: void' && ok "void
 rc=0
 "$tool" diff void-gcc.o void-base.o > void.txt 2> err.txt || rc=$?
 [ "$rc" = 0 ] && grep -q 'void \*  *p;' <("$tool" dump void-base.o) && ok "void base type: void * equals gcc's void *" || bad "void base type: exit $rc"
+# A 1-byte DW_ATE_signed_char named "char" (as the Intel compiler names gcc's signed char): the
+# same type as gcc's "signed char", since plain char is signed in that object; no finding at all.
+# signed char -> unsigned char is still a change.
+printf 'struct sc { signed char c; signed char name[4]; signed char *p; struct { signed char in; } a; int x; };\nstruct sc g;\n' > schar.c
+sed 's/signed char/unsigned char/g' schar.c > uchar.c
+gcc -g -S -dA schar.c -o schar-icc.s
+gcc -g -c schar.c -o schar-gcc.o
+gcc -g -c uchar.c -o uchar-gcc.o
+python3 - <<'PY'
+s = open("schar-icc.s").read()
+assert s.count('.string\t"signed char"') == 1, "gcc no longer puts signed char in .debug_str"
+open("schar-icc.s", "w").write(s.replace('.string\t"signed char"', '.string\t"char"'))
+PY
+gcc -c schar-icc.s -o schar-icc.o
+readelf --debug-dump=info schar-icc.o > schar-icc.txt
+grep -A2 'DW_AT_encoding *: 6[[:space:]]*(signed char)' schar-icc.txt | grep -q 'DW_AT_name *: .*: char$' &&
+	! grep -q 'DW_AT_name *:.*: signed char$' schar-icc.txt && ok "char as signed char: the edited object names its DW_ATE_signed_char type char" ||
+	bad "char as signed char: edit failed"
+for pair in "schar-gcc.o schar-icc.o" "schar-icc.o schar-gcc.o"; do
+	rc=0
+	"$tool" diff $pair --format=json > schar.json 2> err.txt || rc=$?
+	[ "$rc" = 0 ] && [ ! -s err.txt ] && python3 -c '
+import json, sys
+d = json.load(open("schar.json"))
+sys.exit(0 if d["types"] == [] and d["counts"]["unchanged"] == d["counts"]["old_types"] >= 1 else 1)' &&
+		ok "char as signed char: diff $pair: no finding (exit 0)" || bad "char as signed char: diff $pair: exit $rc, or a finding"
+done
+finds_change "char as signed char: signed char -> unsigned char is still a change" schar-icc.o uchar-gcc.o "struct sc"
+python3 -c '
+import json, sys
+d = json.load(open("diff.json"))
+ch = {c.get("member"): c["reasons"] for t in d["types"] for c in t["changes"] if c["change"] == "member"}
+sys.exit(0 if ch.get("c") == ["retyped"] and ch.get("name") == ["retyped"] and ch.get("a.in") == ["retyped"] else 1)' &&
+	ok "char as signed char: char (signed) -> unsigned char is retyped" || bad "char as signed char: char -> unsigned char not retyped"
 # A member's type reference pointing at another member's DIE: an error, not a garbage name.
 printf 'struct bad { int a; int b; };\nstruct bad g;\n' > badref.c
 gcc -g -S -dA badref.c -o badref.s

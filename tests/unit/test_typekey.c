@@ -194,6 +194,64 @@ static void test_template_names(struct arena *a)
 	CHECK_STR(au_typekey_named(a, "struct", "odd  name 3ul"), "struct odd  name 3ul");
 }
 
+/* Plain char against signed char and unsigned char of one encoding: by
+ * token, at any depth, and only with the char8 side's sign known. */
+static void test_equal_char(void)
+{
+	const enum char_signedness S = CHAR_SIGN_SIGNED, U = CHAR_SIGN_UNSIGNED, N = CHAR_SIGN_UNKNOWN,
+				   M = CHAR_SIGN_MIXED;
+	/* The char8 side's sign decides, whichever side that is. */
+	CHECK(au_typekey_equal_char("char8", "s8", S, N));
+	CHECK(au_typekey_equal_char("s8", "char8", N, S));
+	CHECK(au_typekey_equal_char("char8", "u8", U, N));
+	CHECK(au_typekey_equal_char("u8", "char8", S, U));
+	CHECK(!au_typekey_equal_char("char8", "u8", S, S));    /* x86: char is signed */
+	CHECK(!au_typekey_equal_char("char8", "s8", U, U));
+	CHECK(!au_typekey_equal_char("char8", "s8", N, S));    /* the s8 side's sign says nothing */
+	CHECK(!au_typekey_equal_char("s8", "char8", S, N));
+	CHECK(!au_typekey_equal_char("char8", "s8", M, S));    /* units that disagree */
+	CHECK(!au_typekey_equal_char("char8", "s8", N, N));    /* BTF */
+	CHECK(!au_typekey_equal_char("s8", "u8", S, S));
+	CHECK(!au_typekey_equal_char("char8", "s16", S, S));
+	CHECK(!au_typekey_equal_char("char16", "s16", S, S));
+	CHECK(!au_typekey_equal_char("char8", "bool8", S, S));
+	CHECK(au_typekey_equal_char("s8", "s8", N, N));        /* equal keys are equal */
+	CHECK(au_typekey_equal_char("char8", "char8", S, U));
+	/* Nested: arrays, pointers, references, functions, anonymous shapes. */
+	CHECK(au_typekey_equal_char("[16]char8", "[16]s8", S, S));
+	CHECK(!au_typekey_equal_char("[16]char8", "[8]s8", S, S));
+	CHECK(au_typekey_equal_char("*char8", "*s8", S, S));
+	CHECK(au_typekey_equal_char("**[4]char8", "**[4]u8", U, N));
+	CHECK(au_typekey_equal_char("&&char8", "&&s8", S, S));
+	CHECK(au_typekey_equal_char("::*char8", "::*s8", S, S));
+	CHECK(au_typekey_equal_char("fn(char8;*char8,s32)", "fn(s8;*s8,s32)", S, N));
+	CHECK(au_typekey_equal_char("fn(s32;char8)", "fn(s32;s8)", S, N));
+	CHECK(!au_typekey_equal_char("fn(char8;u8)", "fn(s8;s8)", S, N));
+	CHECK(au_typekey_equal_char("struct{c@0:8:char8;n@8:8:[3]char8;}4", "struct{c@0:8:s8;n@8:8:[3]s8;}4", S, N));
+	CHECK(au_typekey_equal_char("struct{c@0:8:char8;}1/a0/", "struct{c@0:8:s8;}1/a0/", S, N));
+	/* Every occurrence must match, not only the first. */
+	CHECK(!au_typekey_equal_char("struct{c@0:8:char8;d@8:8:char8;}2", "struct{c@0:8:s8;d@8:8:u8;}2", S, N));
+	CHECK(!au_typekey_equal_char("struct{c@0:8:char8;}1", "struct{c@0:8:s8;}2", S, N));
+	/* Inside a name s8 is no key. */
+	CHECK(!au_typekey_equal_char("struct xchar8", "struct xs8", S, S));
+	CHECK(!au_typekey_equal_char("struct char8", "struct s8", S, S));
+	CHECK(!au_typekey_equal_char("*struct char8", "*struct s8", S, S));
+	CHECK(!au_typekey_equal_char("struct A::char8", "struct A::s8", S, S));
+	CHECK(!au_typekey_equal_char("enum {char8}", "enum {s8}", S, S));
+	CHECK(!au_typekey_equal_char("unspecified:char8", "unspecified:s8", S, S));
+	CHECK(!au_typekey_equal_char("base:char8:8", "base:s8:8", S, S));
+	CHECK(!au_typekey_equal_char("tag5:char8", "tag5:s8", S, S));
+	CHECK(!au_typekey_equal_char("char8x", "s8x", S, S));
+	CHECK(!au_typekey_equal_char("xchar8", "xs8", S, S));
+	CHECK(!au_typekey_equal_char("char80", "s80", S, S));
+	/* Members and enumerators named char8 and s8 in anonymous shapes. */
+	CHECK(!au_typekey_equal_char("struct{char8@0:8:u8;}1", "struct{s8@0:8:u8;}1", S, S));
+	CHECK(!au_typekey_equal_char("enum{char8=1;}4", "enum{s8=1;}4", S, S));
+	CHECK(!au_typekey_equal_char("union{a@0:8:u8;char8@0:8:u8;}1", "union{a@0:8:u8;s8@0:8:u8;}1", S, S));
+	/* A function called ...fn( is no function key. */
+	CHECK(!au_typekey_equal_char("struct xfn(char8)", "struct xfn(s8)", S, S));
+}
+
 int main(void)
 {
 	struct arena a;
@@ -204,6 +262,7 @@ int main(void)
 	test_named(&a);
 	test_anon(&a);
 	test_template_names(&a);
+	test_equal_char();
 	au_arena_deinit(&a);
 	return check_summary("unit-typekey");
 }
