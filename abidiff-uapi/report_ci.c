@@ -38,8 +38,14 @@ static char *finding_text(const struct type_finding *f)
 	FILE *m = open_memstream(&buf, &len);
 	if (!m)
 		au_out_of_memory();
-	fprintf(m, "%s: %s, %s", f->name, au_finding_status_name(f->status), au_severity_name(f->severity));
-	if (f->old_type && f->new_type && f->old_type->size != f->new_type->size)
+	const struct layout_type *t = f->new_type ? f->new_type : f->old_type;
+	bool constant = t->kind == LAYOUT_CONSTANT;
+	fprintf(m, "%s%s: %s, %s", f->name, constant && au_is_syscall_name(au_constant_macro(t)) ? " (syscall number)" : "",
+		au_finding_status_name(f->status), au_severity_name(f->severity));
+	if (constant && (!f->old_type || !f->new_type)) {
+		fputs(", value ", m);
+		au_report_constant_text(m, t->constant);
+	} else if (f->old_type && f->new_type && f->old_type->size != f->new_type->size)
 		fprintf(m, ", size %llu -> %llu", (unsigned long long)f->old_type->size,
 			(unsigned long long)f->new_type->size);
 	for (size_t i = 0; i < f->nchanges; i++) {

@@ -202,21 +202,15 @@ def _failing_lines(cc, include_dir, headers, flags, constants, path):
 
 
 def check_constants(cc: str, include_dir: str, headers: list[str], flags: list[str],
-                    constants: list[Constant], max_rounds: int = 10,
-                    known_bad=None) -> tuple[list[Constant], dict[str, str]]:
+                    constants: list[Constant], max_rounds: int = 10) -> tuple[list[Constant], dict[str, str]]:
     """Compile every candidate (syntax only); take out each that fails on its own line, with
     the compiler's first error, only when it also fails in a unit of the failing ones alone (an
-    error that spills over never costs a constant); repeat until all compile.
-
-    known_bad: {name: reason} of the same headers' C unit, for the C++ unit. g++ spends about
-    0.14 s on each error in a whole-UAPI unit (it looks for a spelling to suggest), gcc a few ms,
-    so the C++ unit checks only what compiles as a constant in C; the rest keeps C's reason."""
+    error that spills over never costs a constant); repeat until all compile. Errors are dear
+    (about 25 ms each in gcc, 140 ms in g++, which looks for a spelling to suggest): the driver
+    starts a C++ unit from its C twin's verdicts and an after unit from its before unit's
+    (defines.py)."""
     lang = _language(cc, flags)
     kept, skipped = list(constants), {}
-    if known_bad:
-        skipped = {k.name: f"{known_bad[k.name]} (in C; not checked again in C++)"
-                   for k in kept if k.name in known_bad}
-        kept = [k for k in kept if k.name not in known_bad]
     with tempfile.TemporaryDirectory(prefix="au-constants-") as work:
         path = os.path.join(work, "check.cc" if lang == "c++" else "check.c")
         for _ in range(max_rounds):

@@ -145,7 +145,8 @@ def break_lines(fails, header_changes, comparisons):
             lines.append(f"    {plural(len(names), 'constant')} removed: {', '.join(names[:4])}{more}")
         for g in by_header.get(header, []):
             texts = [f.text for f in g.findings if f.severity == FAIL]
-            lines.append(f"    {g.type}: {joined(texts)} [{g.comparison.name}{also_text(g, comparisons)}]")
+            what = f"{g.type} (syscall number)" if g.entry.get("syscall") else g.type
+            lines.append(f"    {what}: {joined(texts)} [{g.comparison.name}{also_text(g, comparisons)}]")
             old, new = g.entry.get("old_layout"), g.entry.get("new_layout")
             if old and new and not is_constant(g):
                 lines.extend(side_by_side(old, new))

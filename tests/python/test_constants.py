@@ -196,3 +196,13 @@ def test_outputs_follow_the_schemas(sides, tool):
     p = subprocess.run([tool, "diff", old, new, "--format=json"], capture_output=True, text=True)
     errors = list(validator("diff").iter_errors(json.loads(p.stdout)))
     assert not errors, errors[0].message
+
+
+def test_sarif_names_syscalls(sides, tool):
+    p = subprocess.run([tool, "diff", sides[("old", "c")]["archive"], sides[("new", "c")]["archive"],
+                        "--format=sarif"], capture_output=True, text=True)
+    assert p.returncode == 1
+    results = {r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"]: r for run in json.loads(p.stdout)["runs"]
+               for r in run["results"]}
+    assert "(syscall number)" in results["#define __NR_mycall"]["message"]["text"]
+    assert results["#define MYDEFS_F_LEGACY"]["level"] == "error"
