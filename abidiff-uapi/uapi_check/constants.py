@@ -56,6 +56,8 @@ _STRINGS = re.compile(r'\s*(?:(?:u8)?"(?:[^"\\\n]|\\.)*"\s*)+')
 DEBUG_FLAGS = ["-O1", "-g"]
 _UNDECLARED = re.compile(r"'([A-Za-z_][A-Za-z0-9_]*)' (?:undeclared|was not declared)")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LINE_LOCAL = re.compile(r"undeclared|was not declared|is not an integer constant|not a constant expression|"
+                         r"initializer element is not constant|incomplete type|must have integral")
 
 # Why a macro is not a constant, in the words of the report (the compiler's own reasons are
 # grouped under "does not compile as a constant").
@@ -217,8 +219,12 @@ def check_constants(cc: str, include_dir: str, headers: list[str], flags: list[s
             bad = _failing_lines(cc, include_dir, headers, flags, kept, path)
             if not bad:
                 return kept, skipped
-            suspects = [kept[i] for i in sorted(bad)]
-            confirmed = {}
+            # An error that can only be its own line's (an undeclared name, a value that is no
+            # integer constant) is taken as it is; any other (a parse error, which might have
+            # spilled over from the line before) only when the line fails again in a unit of
+            # the suspects alone.
+            confirmed = {kept[i].name: r for i, r in bad.items() if _LINE_LOCAL.search(r)}
+            suspects = [kept[i] for i in sorted(bad) if kept[i].name not in confirmed]
             while suspects:
                 more = _failing_lines(cc, include_dir, headers, flags, suspects, path)
                 if not more:
