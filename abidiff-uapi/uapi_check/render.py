@@ -157,6 +157,14 @@ def render_text(report):
         for name, h, why in without:
             lines.append(f"  {name}: {h}: {why}")
         lines.append("")
+    # A header that failed alone before and compiles after: the change fixed it (safe).
+    fixed = [(LANG_NAME[lang], h) for lang in LANGS
+             for h in sorted(set(report.headers.revs["before"].failed[lang]) - set(report.headers.revs["after"].failed[lang]))
+             if h in report.headers.revs["after"].compiles[lang]]
+    if fixed and report.mode in ("drift", "commit"):
+        lines.append("Headers that now compile alone (safe)")
+        lines += [f"  {lang}: {h}" for lang, h in fixed]
+        lines.append("")
     fails = [(f"{rev} {LANG_NAME[lang]}", h, e) for rev in REVS for lang in LANGS
              for h, e in sorted(report.headers.revs[rev].failed[lang].items())]
     if fails:

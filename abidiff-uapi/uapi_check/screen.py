@@ -126,10 +126,12 @@ def break_lines(fails, header_changes, comparisons):
             constants_gone.setdefault(g.file or "(no file)", []).append(g)
         else:
             by_header.setdefault(g.file or "(no file)", []).append(g)
-    n_types = (sum(gone_types.values()) + sum(gone_constants.values()) + sum(len(v) for v in by_header.values())
-               + sum(len(v) for v in constants_gone.values()))
+    n_constants = (sum(gone_constants.values()) + sum(len(v) for v in constants_gone.values())
+                   + sum(1 for v in by_header.values() for g in v if is_constant(g)))
+    n_types = sum(gone_types.values()) + sum(1 for v in by_header.values() for g in v if not is_constant(g))
     n_headers = len(set(gone_types) | set(gone_constants) | set(by_header) | set(constants_gone))
-    lines.append(f"Breaks: {plural(n_types, 'type')} in {plural(n_headers, 'header')}" if n_types else "Breaks: none")
+    what = " and ".join(plural(n, w) for n, w in ((n_types, "type"), (n_constants, "constant")) if n)
+    lines.append(f"Breaks: {what} in {plural(n_headers, 'header')}" if what else "Breaks: none")
     for h in header_changes:
         where = f"moved to {h.moved_to}" if h.moved_to else "removed"
         parts = [plural(n, w) for n, w in ((gone_types.get(h.header, 0), "type"),

@@ -14,7 +14,7 @@ expect "drift: exit 1 (got $rc)" [ "$rc" -eq 1 ]
 r=$work/out/report.json
 if [ ! -f "$r" ]; then bad "report.json written"; cat "$work/stderr"; finish; fi
 txt=$work/out/report.txt
-expect "report.txt opens with the breaks" sh -c 'sed -n 3p "$1" | grep -q "^Breaks: [0-9]* types in [0-9]* headers$"' _ "$txt"
+expect "report.txt opens with the breaks" sh -c 'sed -n 3p "$1" | grep -q "^Breaks: [0-9]* types and [0-9]* constants in [0-9]* headers$"' _ "$txt"
 expect "drm/via_drm.h is named as a removed header" grep -q "^  drm/via_drm.h removed: [0-9]* types, [0-9]* constants$" "$txt"
 # The types of removed headers (drm_via_agp_t...) get no line of their own in the breaks.
 json_get "$r" '"\n".join(sorted({"    %s:" % f["type"] for f in r["steps"]["compare"]["c-before_c-after"]["findings"] if f["status"] == "removed" and f["file"] in {h["header"] for h in r["removed_headers"]}}))' >"$work/gone"

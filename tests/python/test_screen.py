@@ -87,3 +87,30 @@ def test_waivers_that_matched_nothing_are_named():
     from uapi_check.waivers import Waiver
     lines = screen.opening_screen(drift_report(waivers=[Waiver("struct nothing", None, "r", "w:3")]))
     assert "  waivers that matched nothing: w:3" in lines
+
+
+def test_constants_count_apart_and_fold_per_header():
+    """Constants: counted apart from types; those removed from a header that stays are one line;
+    a changed one is one line with its values and no layout box; a syscall number says so."""
+    c = judged("c-before_c-after", "drift", "drift.json")
+    c.types = c.types + [
+        {"name": "#define FOO_A", "kind": "constant", "status": "removed", "severity": "break",
+         "reasons": ["constant-removed"], "file": "linux/kvm.h", "line": 3, "changes": [],
+         "constant": {"value": 1, "unsigned": False}},
+        {"name": "#define FOO_B", "kind": "constant", "status": "removed", "severity": "break",
+         "reasons": ["constant-removed"], "file": "linux/kvm.h", "line": 4, "changes": [],
+         "constant": {"value": 2, "unsigned": False}},
+        {"name": "#define __NR_x", "kind": "constant", "status": "changed", "severity": "break",
+         "reasons": ["constant-value"], "file": "asm/unistd_64.h", "line": 9, "syscall": True,
+         "old_layout": ["#define __NR_x 1"], "new_layout": ["#define __NR_x 3"],
+         "changes": [{"change": "constant_value", "breaking": True, "severity": "break",
+                      "reasons": ["constant-value"], "old": {"value": 1, "unsigned": False},
+                      "new": {"value": 3, "unsigned": False}}]}]
+    from uapi_check.judge import judge_comparison
+    c.findings = judge_comparison(c.role, c.types, c.fail_on)
+    lines = screen.opening_screen(SimpleNamespace(comparisons={c.name: c}, header_changes=[], waivers=[]))
+    breaks = section(lines, "Breaks:")
+    assert breaks[0].startswith("Breaks: ") and " and 3 constants in " in breaks[0]
+    assert "    2 constants removed: FOO_A, FOO_B" in breaks
+    syscall = [l for l in breaks if "__NR_x" in l]
+    assert syscall == ["    #define __NR_x (syscall number): value 1 -> 3 [constant-value] [c-before_c-after]"]
