@@ -11,6 +11,7 @@ from the tool's severities, as for layouts.
 Cached by the unit's own object, compiler and flags (a commit that changes nothing a unit reads
 reuses its constants). What is not a constant is counted with its reason, never dropped silently.
 """
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -20,7 +21,7 @@ import threading
 
 from . import constants
 from .config import UNIT_FLAGS, cache_dir
-from .util import Fatal, parallel, run, write_atomic
+from .util import Fatal, run, write_atomic
 
 _LOCKS = {}
 _LOCKS_LOCK = threading.Lock()
@@ -146,21 +147,40 @@ def step_constants(opts, compilers, trees, units, extra, progress):
             tasks.append((obj, lang, rev, [a.header]))
 
     result = {}
+    names = {t[0] for t in tasks}
+
+    def deps(task):
+        """What a task starts from: an after object from its before twin (the same expansions
+        keep their verdicts), else a C++ object from its C twin (C's rejections)."""
+        name, lang, rev, _ = task
+        before = name.replace("-after", "-before", 1) if rev == "after" else None
+        if before in names:
+            return [before], "prior"
+        if lang == "cxx" and "c-" + name.split("-", 1)[1] in names:
+            return ["c-" + name.split("-", 1)[1]], "c"
+        return [], None
 
     def one(task):
         name, lang, rev, headers = task
-        c_name = "c-" + name.split("-", 1)[1]
-        before = name.replace("-after", "-before", 1) if rev == "after" else None
+        dep_names, how = deps(task)
+        dep = result[dep_names[0]] if dep_names else None
         return build_constants(compilers[lang], lang, trees.revisions[rev].include, opts.out, name, headers,
-                               opts.full, result.get(c_name) if lang == "cxx" else None,
-                               result.get(before) if before else None)
+                               opts.full, dep if how == "c" else None, dep if how == "prior" else None)
 
-    # Each C++ object starts from what its C twin rejected, each after object from what its
-    # before object rejected (_build): C before, then C after beside C++ before, then C++ after.
-    for stage in (0, 1, 2):
-        mine = [t for t in tasks if (t[1] == "cxx") + (t[2] == "after") == stage]
-        for task, summary in zip(mine, parallel(opts.jobs, one, mine)):
-            result[task[0]] = summary
+    # Each task starts as soon as the one it starts from is done: on a commit whose parent is
+    # cached, the C and C++ after objects are built side by side.
+    pending = list(tasks)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
+        running = {}
+        while pending or running:
+            for t in [t for t in pending if all(d in result for d in deps(t)[0])]:
+                pending.remove(t)
+                running[pool.submit(one, t)] = t
+            if not running:
+                raise Fatal("constants: tasks wait for each other: " + ", ".join(t[0] for t in pending))
+            done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for f in done:
+                result[running.pop(f)[0]] = f.result()
     for task in tasks:
         summary = result[task[0]]
         if task[0] in units:
