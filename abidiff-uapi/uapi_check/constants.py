@@ -42,11 +42,12 @@ import tempfile
 from dataclasses import dataclass
 
 try:
-    from .macros import _DIAG, MacroError, _first_error, _includes, _language, _macro_definitions, _preprocess, _run
+    from .macros import (_DIAG, MacroError, _first_error, _includes, _language, _macro_definitions,
+                         _preprocess, _run, run_printer)
 except ImportError:  # run as a script
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from uapi_check.macros import (_DIAG, MacroError, _first_error, _includes, _language,  # noqa: E402
-                                   _macro_definitions, _preprocess, _run)
+                                   _macro_definitions, _preprocess, _run, run_printer)
 
 VAR_PREFIX = "__abidiff_uapi_define__"
 _CHECK_PREFIX = "__abidiff_uapi_check__"
@@ -292,18 +293,7 @@ def printer_source(constants: list[Constant], headers: list[str]) -> str:
 def print_constants(cc: str, include_dir: str, headers: list[str], flags: list[str],
                     constants: list[Constant]) -> dict[str, object]:
     """Build and run the printer: {name: int, or bytes for a string}."""
-    lang = _language(cc, flags)
-    with tempfile.TemporaryDirectory(prefix="au-constants-") as work:
-        src = os.path.join(work, "print.cc" if lang == "c++" else "print.c")
-        exe = os.path.join(work, "print")
-        with open(src, "w") as f:
-            f.write(printer_source(constants, headers))
-        rc, _, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-w", src, "-o", exe])
-        if rc != 0:
-            raise MacroError(f"the constants printer does not compile: {_first_error(err)}")
-        rc, out, err = _run([exe])
-        if rc != 0:
-            raise MacroError(f"the constants printer exits {rc}: {err.strip()}")
+    out = run_printer(cc, include_dir, flags, printer_source(constants, headers), "the constants printer")
     values = {}
     for line in out.splitlines():
         name, value = line.split(" ", 1)

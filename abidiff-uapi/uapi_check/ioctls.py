@@ -57,11 +57,11 @@ from dataclasses import dataclass
 
 try:
     from .macros import (_DIAG, MacroError, _first_error, _includes, _language, _macro_definitions,
-                         _preprocess, _run)
+                         _preprocess, _run, run_printer)
 except ImportError:  # run as a script: python3 abidiff-uapi/uapi_check/ioctls.py
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from uapi_check.macros import (_DIAG, MacroError, _first_error, _includes, _language,  # noqa: E402
-                                   _macro_definitions, _preprocess, _run)
+                                   _macro_definitions, _preprocess, _run, run_printer)
 
 ENUM_NAME = "abidiff_uapi_ioctl"
 PREFIX = "AU_IOCTL__"
@@ -428,18 +428,7 @@ def printer_source(ioctls: list[Ioctl], headers: list[str]) -> str:
 def print_ioctl_numbers(cc: str, include_dir: str, headers: list[str], flags: list[str],
                         ioctls: list[Ioctl]) -> dict[str, int]:
     """Build and run the printer: {name: number} as the compiled program prints them."""
-    lang = _language(cc, flags)
-    with tempfile.TemporaryDirectory(prefix="au-ioctls-") as work:
-        src = os.path.join(work, "print.cc" if lang == "c++" else "print.c")
-        exe = os.path.join(work, "print")
-        with open(src, "w") as f:
-            f.write(printer_source(ioctls, headers))
-        rc, _, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-w", src, "-o", exe])
-        if rc != 0:
-            raise IoctlError(f"the ioctl printer does not compile: {_first_error(err)}")
-        rc, out, err = _run([exe])
-        if rc != 0:
-            raise IoctlError(f"the ioctl printer exits {rc}: {err.strip()}")
+    out = run_printer(cc, include_dir, flags, printer_source(ioctls, headers), "the ioctl printer")
     numbers = {}
     for line in out.splitlines():
         name, value = line.split()

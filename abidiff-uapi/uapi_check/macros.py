@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tempfile
 
 _LINEMARKER = re.compile(r'# (\d+) "((?:[^"\\]|\\.)*)"')
 _DEFINE = re.compile(r"#define ([A-Za-z_][A-Za-z0-9_]*)(\(?)")
@@ -133,3 +134,22 @@ def _macro_definitions(text, include_dir, function_like=None):
             if u:
                 defs.pop(u.group(1), None)
     return {k: v for k, v in defs.items() if v}, sorted({h for h in where.values() if h})
+
+
+def run_printer(cc, include_dir, flags, source, what):
+    """Build and run a program (the independent instrument of the ioctl and constants steps:
+    it includes the headers and prints values); its standard output. what: its name in
+    errors ("the ioctl printer")."""
+    lang = _language(cc, flags)
+    with tempfile.TemporaryDirectory(prefix="au-printer-") as work:
+        src = os.path.join(work, "print.cc" if lang == "c++" else "print.c")
+        exe = os.path.join(work, "print")
+        with open(src, "w") as f:
+            f.write(source)
+        rc, _, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-w", src, "-o", exe])
+        if rc != 0:
+            raise MacroError(f"{what} does not compile: {_first_error(err)}")
+        rc, out, err = _run([exe])
+        if rc != 0:
+            raise MacroError(f"{what} exits {rc}: {err.strip()}")
+    return out
