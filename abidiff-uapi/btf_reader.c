@@ -352,7 +352,7 @@ static int mapped_elf_btf(int fd, const struct stat *st, unsigned char **btf, si
  * through a memory file to btf__parse_raw_split. */
 static struct btf *new_split(const unsigned char *data, size_t size, struct btf *base)
 {
-	int mfd = memfd_create("abidiff-uapi-btf", MFD_CLOEXEC);
+	int mfd = au_private_file("abidiff-uapi-btf");
 	if (mfd < 0)
 		return NULL;
 	struct btf *btf = NULL;

@@ -410,7 +410,7 @@ struct au_error *merge_grouped(const char *path, int fd, int *ret_fd)
 		err = merge_one_name(mg, i);
 	}
 	if (!err) {
-		int mfd = memfd_create("abidiff-uapi-merged", MFD_CLOEXEC);
+		int mfd = au_private_file("abidiff-uapi-merged");
 		if (mfd < 0 || write(mfd, mg->img.data, mg->img.len) != (ssize_t)mg->img.len) {
 			err = au_error_format("%s: cannot make a merged copy: %s", path, strerror(errno));
 			if (mfd >= 0)
@@ -495,7 +495,7 @@ struct au_error *each_archive_member(const char *path, int fd, archive_member_fn
 			char *label = au_xasprintf("%s(%s)", path, name);
 			size_t size = 0;
 			char *raw = elf_rawfile(m, &size);
-			int mfd = raw && size ? memfd_create("abidiff-uapi-member", MFD_CLOEXEC) : -1;
+			int mfd = raw && size ? au_private_file("abidiff-uapi-member") : -1;
 			if (!raw || !size) {
 				err = au_error_format("%s: an empty or unreadable member", label);
 			} else if (mfd < 0 || write(mfd, raw, size) != (ssize_t)size) {
@@ -641,7 +641,7 @@ static struct au_error *strings_only_copy(const char *path, const char *alt_path
 	if (!gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return au_error_format("%s: its dwz supplement %s has a corrupt ELF header: %s", path, alt_path,
 				       elf_errmsg(-1));
-	int mfd = memfd_create("abidiff-uapi-alt", MFD_CLOEXEC);
+	int mfd = au_private_file("abidiff-uapi-alt");
 	if (mfd < 0)
 		return au_error_format("%s: cannot copy its dwz supplement %s: %s", path, alt_path, strerror(errno));
 	struct au_error *err = NULL;

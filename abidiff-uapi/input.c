@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,4 +77,21 @@ int au_read_all(int fd, size_t hint, unsigned char **ret, size_t *ret_len)
 	*ret = buf;
 	*ret_len = len;
 	return 0;
+}
+
+int au_private_file(const char *name)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	int saved = errno;
+	const char *dir = getenv("TMPDIR");
+	char *path = au_xasprintf("%s/%s.XXXXXX", dir && *dir ? dir : "/tmp", name);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	else
+		errno = saved;
+	free(path);
+	return fd;
 }

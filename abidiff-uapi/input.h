@@ -16,4 +16,10 @@ int au_open_input(const char *path, struct au_error **err);
  * 0, or an errno value. */
 int au_read_all(int fd, size_t hint, unsigned char **ret, size_t *ret_len);
 
+/* A private, anonymous, writable file (close it to free it): a memfd, or
+ * where the kernel has none (a tiny kernel without CONFIG_MEMFD_CREATE, a
+ * sandbox that forbids it) an unlinked file in $TMPDIR or /tmp. Returns the
+ * fd, or -1 with errno set. */
+int au_private_file(const char *name);
+
 #endif

@@ -527,6 +527,31 @@ sys.exit(0 if lib == {**a, **b} and len(lib) >= 6 else 1)'; then
 else
 	bad "archive: lib.a does not read as its members"
 fi
+# A kernel without memfd_create (a tiny guest: CONFIG_MEMFD_CREATE off) or a sandbox that forbids
+# it: the reader's private copies (archive members, merged sections) go to an unlinked file in
+# $TMPDIR. A shim makes memfd_create fail with ENOSYS; the archive must read the same.
+cat > nomemfd.c <<'SHIM'
+#include <errno.h>
+int memfd_create(const char *name, unsigned int flags) { (void)name; (void)flags; errno = ENOSYS; return -1; }
+SHIM
+gcc -shared -fPIC -o nomemfd.so nomemfd.c
+mkdir -p tmpdir
+rc=0
+# (An AddressSanitizer build must be told that another library comes first.)
+asan="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+ASAN_OPTIONS=$asan LD_PRELOAD=$PWD/nomemfd.so TMPDIR=$PWD/tmpdir "$tool" dump lib.a > lib-nomemfd.txt 2> err.txt || rc=$?
+if [ "$rc" = 0 ] && cmp -s lib.txt lib-nomemfd.txt && [ -z "$(ls -A tmpdir)" ]; then
+	ok "archive without memfd_create: read through an unlinked file in \$TMPDIR, the same dump, nothing left behind"
+else
+	bad "archive without memfd_create: exit $rc, dump differs or files left in \$TMPDIR"
+fi
+rc=0
+ASAN_OPTIONS=$asan LD_PRELOAD=$PWD/nomemfd.so TMPDIR=$PWD/no-such-dir "$tool" dump lib.a > /dev/null 2> err.txt || rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l < err.txt)" = 1 ] && grep -q 'lib.a(member.o)' err.txt; then
+	ok "archive with neither memfd nor a temporary directory: exit 2, one line: $(cat err.txt)"
+else
+	bad "archive with neither memfd nor a temporary directory: exit $rc"
+fi
 gcc -c -x c /dev/null -o nodebug-member.o
 ar rc libbad.a member.o nodebug-member.o
 expect_error "archive: a member without DWARF" "libbad.a(nodebug-member.o): no DWARF" dump libbad.a
