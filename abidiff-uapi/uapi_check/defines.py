@@ -27,13 +27,12 @@ _LOCKS = {}
 _LOCKS_LOCK = threading.Lock()
 
 
-def cache_key(unit_obj, compiler_version, flags, known=""):
-    """The unit's object decides its headers' bytes; known: the C unit's key, for C++ (its
-    rejections are C++'s starting point)."""
+def cache_key(unit_obj, compiler_version, flags):
+    """The unit's object decides its headers' bytes."""
     h = hashlib.sha256()
     with open(unit_obj, "rb") as f:
         h.update(f.read())
-    h.update(("\0".join([compiler_version, *flags, "constants-v4", known])).encode())
+    h.update(("\0".join([compiler_version, *flags, "constants-v5"])).encode())
     return h.hexdigest()[:20]
 
 
@@ -54,12 +53,12 @@ def _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp):
 def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad, prior):
     """The cached {constants.json, constants.o} for key, made when missing.
 
-    prior: {name: [expansion, reason]} of the macros the compiler rejected on the other side of
-    the comparison (the before side, the parent commit). A macro that expands to the same text
-    here keeps its reason without a compile, and the rest go straight into the object: compiler
-    errors cost about 25 ms each in gcc and 140 ms in g++, and a whole UAPI has a few hundred.
-    Only when that object does not compile (the change broke a constant) do the rounds of
-    constants.check_constants run."""
+    prior: what the other side of the comparison (the before side, the parent commit) made of its
+    macros: "failed" {name: [expansion, reason]} and "kept" {name: expansion}. A macro that
+    expands to the same text here keeps its verdict: a rejected one without a compile, a kept
+    one straight into the object; only the new and changed ones are checked. Compiler errors
+    cost about 25 ms each in gcc and 140 ms in g++, and a whole UAPI has a few hundred. Only
+    when that object does not compile do the rounds of constants.check_constants run over all."""
     cache = os.path.join(cache_dir(), "constants", key)
     flags = UNIT_FLAGS[lang]
     if not full and all(os.path.isfile(os.path.join(cache, f)) for f in ("constants.json", "constants.o")):
@@ -72,18 +71,27 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
             skipped = {k.name: f"{known_bad[k.name]} (in C; not checked again in C++)"
                        for k in found if k.name in known_bad}
         if prior:
-            skipped.update({k.name: prior[k.name][1] for k in found
-                            if k.name not in skipped and k.name in prior and prior[k.name][0] == k.text})
+            failed = prior["failed"]
+            skipped.update({k.name: failed[k.name][1] for k in found
+                            if k.name not in skipped and k.name in failed and failed[k.name][0] == k.text})
         candidates = [k for k in found if k.name not in skipped]
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         # A directory of its own: another run may be writing the same key.
         tmp = tempfile.mkdtemp(prefix=os.path.basename(cache) + ".tmp.", dir=os.path.dirname(cache))
         kept = None
         if prior is not None:
-            rc, _ = _compile(compiler, flags, lang, candidates, headers, rel_inc, out, tmp)
-            kept = candidates if rc == 0 else None
+            # Only what is new here, or expands to other text, is checked (few errors); what
+            # compiled on the other side goes straight into the object with it.
+            same = prior.get("kept", {})
+            suspects = [k for k in candidates if same.get(k.name) != k.text]
+            ok, bad = constants.check_constants(compiler.path, include, headers, flags, suspects) if suspects else ([], {})
+            skipped.update(bad)
+            trial = [k for k in candidates if k.name not in bad]
+            rc, _ = _compile(compiler, flags, lang, trial, headers, rel_inc, out, tmp)
+            kept = trial if rc == 0 else None
         if kept is None:
-            kept, more = constants.check_constants(compiler.path, include, headers, flags, candidates)
+            kept, more = constants.check_constants(compiler.path, include, headers, flags,
+                                                   [k for k in candidates if k.name not in skipped])
             skipped.update(more)
             rc, err = _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp)
             if rc != 0:
@@ -107,13 +115,15 @@ def build_constants(compiler, lang, include, out, name, headers, full=False, c_r
     C++ object, build_constants' result for the same headers in C. prior: the result for the
     other side of its comparisons (see _build)."""
     unit_obj = os.path.join(out, "obj", f"{name}.o")
-    known = c_result["key"] if c_result else ""
-    key = cache_key(unit_obj, compiler.version, UNIT_FLAGS[lang], known)
+    # The key is the unit's: where a C++ object or an after object started from gives the same
+    # verdicts, so a commit's after objects serve the next commit as its before objects.
+    key = cache_key(unit_obj, compiler.version, UNIT_FLAGS[lang])
     with _LOCKS_LOCK:
         lock = _LOCKS.setdefault(key, threading.Lock())
     with lock:
         cache = _build(compiler, lang, include, out, unit_obj, headers, full, key,
-                       c_result["rejected"] if c_result else None, prior["failed"] if prior else None)
+                       c_result["rejected"] if c_result else None,
+                       {"failed": prior["failed"], "kept": prior["kept_texts"]} if prior else None)
     with open(os.path.join(cache, "constants.json")) as f:
         data = json.load(f)
     defines = os.path.join(out, "obj", f"{name}.defines.o")
@@ -132,7 +142,8 @@ def build_constants(compiler, lang, include, out, name, headers, full=False, c_r
             "strings": sum(1 for k in kept if k["string"]),
             "syscalls": sum(1 for k in kept if k["name"].startswith("__NR_")),
             "not_constants": constants.reason_counts(data["rejected"]),
-            "rejected": data["rejected"], "failed": data.get("failed", {})}
+            "rejected": data["rejected"], "failed": data.get("failed", {}),
+            "kept_texts": {k["name"]: k.get("text", "") for k in kept}}
 
 
 def step_constants(opts, compilers, trees, units, extra, progress):
@@ -151,29 +162,27 @@ def step_constants(opts, compilers, trees, units, extra, progress):
 
     def deps(task):
         """What a task starts from: an after object from its before twin (the same expansions
-        keep their verdicts), else a C++ object from its C twin (C's rejections)."""
+        keep their verdicts), a C++ object from its C twin (C's rejections are not checked
+        again: g++ spends 140 ms on an error)."""
         name, lang, rev, _ = task
         before = name.replace("-after", "-before", 1) if rev == "after" else None
-        if before in names:
-            return [before], "prior"
-        if lang == "cxx" and "c-" + name.split("-", 1)[1] in names:
-            return ["c-" + name.split("-", 1)[1]], "c"
-        return [], None
+        c_twin = "c-" + name.split("-", 1)[1] if lang == "cxx" else None
+        return [d for d in (before, c_twin) if d in names]
 
     def one(task):
         name, lang, rev, headers = task
-        dep_names, how = deps(task)
-        dep = result[dep_names[0]] if dep_names else None
+        before = name.replace("-after", "-before", 1) if rev == "after" else None
+        c_twin = "c-" + name.split("-", 1)[1] if lang == "cxx" else None
         return build_constants(compilers[lang], lang, trees.revisions[rev].include, opts.out, name, headers,
-                               opts.full, dep if how == "c" else None, dep if how == "prior" else None)
+                               opts.full, result.get(c_twin), result.get(before))
 
-    # Each task starts as soon as the one it starts from is done: on a commit whose parent is
-    # cached, the C and C++ after objects are built side by side.
+    # Each task starts as soon as those it starts from are done: C before; then C after beside
+    # C++ before; then C++ after.
     pending = list(tasks)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
         running = {}
         while pending or running:
-            for t in [t for t in pending if all(d in result for d in deps(t)[0])]:
+            for t in [t for t in pending if all(d in result for d in deps(t))]:
                 pending.remove(t)
                 running[pool.submit(one, t)] = t
             if not running:
