@@ -9,8 +9,8 @@ an expression.
                      -dD), each expanded alone (-P) to sort out what cannot be a constant:
                      empty macros (include guards, #ifdef flags), a name that expands to itself
                      (the enumerator of that name carries the value), text that is no
-                     expression (`;`, braces), and the names the caller excludes (ioctl
-                     requests, which the ioctl step judges). A macro whose expansion is string
+                     expression (`;`, braces), and the ioctl requests (built from _IOC),
+                     which the ioctl step judges. A macro whose expansion is string
                      literals is a string candidate, any other an integer candidate.
   check_constants    compiles every candidate on its own line, in rounds (as the ioctl step
                      does), and takes out each that does not compile with the compiler's first
@@ -43,11 +43,11 @@ from dataclasses import dataclass
 
 try:
     from .macros import (_DIAG, MacroError, _first_error, _includes, _language, _macro_definitions,
-                         _preprocess, _run, run_printer)
+                         _preprocess, _probe_expansions, _run, run_printer)
 except ImportError:  # run as a script
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from uapi_check.macros import (_DIAG, MacroError, _first_error, _includes, _language,  # noqa: E402
-                                   _macro_definitions, _preprocess, _run, run_printer)
+                                   _macro_definitions, _preprocess, _probe_expansions, _run, run_printer)
 
 VAR_PREFIX = "__abidiff_uapi_define__"
 _CHECK_PREFIX = "__abidiff_uapi_check__"
@@ -91,8 +91,8 @@ def _balanced_text(text):
     return depth == 0
 
 
-def find_constants(cc: str, include_dir: str, headers: list[str], flags: list[str],
-                   exclude=frozenset()) -> tuple[list[Constant], dict[str, str]]:
+def find_constants(cc: str, include_dir: str, headers: list[str],
+                   flags: list[str]) -> tuple[list[Constant], dict[str, str]]:
     """The candidates (header and line order) and {name: reason} of the macros that cannot be
     constants before any compile: empty, self-naming, no expression, excluded, function-like
     (those defined under the include dir)."""
@@ -107,21 +107,13 @@ def find_constants(cc: str, include_dir: str, headers: list[str], flags: list[st
         probe = (_includes(headers) + f"#undef _IOC\n#define _IOC(dir, type, nr, size) {_IOC_MARK}\n"
                  + "".join(f"{_PROBE}{i} {n}\n" for i, n in enumerate(names)))
         out = _preprocess(cc, include_dir, flags, probe, work, "-P")
-    expansions = {}
-    current = None
-    for raw in out.split("\n"):
-        if raw.startswith(_PROBE):
-            num, _, text = raw[len(_PROBE):].partition(" ")
-            current = int(num)
-            expansions[current] = [text]
-        elif current is not None and not raw.startswith("#"):
-            expansions[current].append(raw)
+    expansions = _probe_expansions(out, _PROBE)
     if len(expansions) != len(names):
         raise MacroError(f"preprocessor output lost {len(names) - len(expansions)} of {len(names)} macros")
     found, rejected = [], {}
     for i, name in enumerate(names):
         text = " ".join(" ".join(expansions[i]).split())
-        if name in exclude or _IOC_MARK in text:
+        if _IOC_MARK in text:
             rejected[name] = EXCLUDED
         elif not text:
             rejected[name] = EMPTY
@@ -249,15 +241,16 @@ def check_constants(cc: str, include_dir: str, headers: list[str], flags: list[s
 
 
 def compile_constants_unit(cc: str, include_dir: str, headers: list[str], flags: list[str],
-                           constants: list[Constant], obj: str, extra=()) -> None:
+                           constants: list[Constant], obj: str, extra=(), cwd=None) -> None:
     """Compile unit_source() to obj (the source is written next to obj). extra: flags such as
-    -fdebug-prefix-map, so that DWARF names the headers as the layout unit does."""
+    -fdebug-prefix-map, and cwd the directory to compile in, so that DWARF names the headers
+    as the layout unit does (include_dir relative to cwd)."""
     lang = _language(cc, flags)
     src = os.path.splitext(obj)[0] + (".cc" if lang == "c++" else ".c")
     with open(src, "w") as f:
         f.write(unit_source(constants, headers, include_dir, lang))
     rc, _, err = _run([cc, *flags, *DEBUG_FLAGS, *extra, "-I", include_dir, "-x", lang, "-w",
-                       "-fdiagnostics-plain-output", "-c", src, "-o", obj])
+                       "-fdiagnostics-plain-output", "-c", src, "-o", obj], cwd=cwd)
     if rc != 0:
         raise MacroError(f"{src}: does not compile: {_first_error(err)}")
 

@@ -12,7 +12,6 @@ Cached by the unit's own object, compiler and flags (a commit that changes nothi
 reuses its constants). What is not a constant is counted with its reason, never dropped silently.
 """
 import concurrent.futures
-import hashlib
 import json
 import os
 import shutil
@@ -21,7 +20,7 @@ import threading
 
 from . import constants
 from .config import UNIT_FLAGS, cache_dir
-from .util import Fatal, run, write_atomic
+from .util import Fatal, object_key, run, write_atomic
 
 _LOCKS = {}
 _LOCKS_LOCK = threading.Lock()
@@ -29,25 +28,16 @@ _LOCKS_LOCK = threading.Lock()
 
 def cache_key(unit_obj, compiler_version, flags):
     """The unit's object decides its headers' bytes."""
-    h = hashlib.sha256()
-    with open(unit_obj, "rb") as f:
-        h.update(f.read())
-    h.update(("\0".join([compiler_version, *flags, "constants-v5"])).encode())
-    return h.hexdigest()[:20]
+    return object_key(unit_obj, compiler_version, *flags, "constants-v5")
 
 
 def _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp):
-    """The constants unit of kept, compiled in the out dir with the include dir as the layout unit
-    names it, so that DWARF names each constant's header as the unit names its types
-    (include/after/linux/x.h). Returns (exit status, stderr)."""
-    lang_name = "c++" if lang == "cxx" else "c"
-    src = os.path.join(tmp, "constants." + ("cc" if lang == "cxx" else "c"))
-    with open(src, "w") as f:
-        f.write(constants.unit_source(kept, headers, rel_inc, lang_name))
-    rc, _, err = run([compiler.path, *flags, *constants.DEBUG_FLAGS, f"-fdebug-prefix-map={out}=.",
-                      f"-fdebug-prefix-map={tmp}=.", "-I", rel_inc, "-x", lang_name, "-w",
-                      "-fdiagnostics-plain-output", "-c", src, "-o", os.path.join(tmp, "constants.o")], cwd=out)
-    return rc, err
+    """The constants unit of kept into tmp/constants.o, compiled in the out dir with the include
+    dir as the layout unit names it, so that DWARF names each constant's header as the unit
+    names its types (include/after/linux/x.h). MacroError when it does not compile."""
+    constants.compile_constants_unit(compiler.path, rel_inc, headers, ["-x", "c++" if lang == "cxx" else "c", *flags],
+                                     kept, os.path.join(tmp, "constants.o"),
+                                     extra=(f"-fdebug-prefix-map={out}=.", f"-fdebug-prefix-map={tmp}=."), cwd=out)
 
 
 def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad, prior):
@@ -87,15 +77,16 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
             ok, bad = constants.check_constants(compiler.path, include, headers, flags, suspects) if suspects else ([], {})
             skipped.update(bad)
             trial = [k for k in candidates if k.name not in bad]
-            rc, _ = _compile(compiler, flags, lang, trial, headers, rel_inc, out, tmp)
-            kept = trial if rc == 0 else None
+            try:
+                _compile(compiler, flags, lang, trial, headers, rel_inc, out, tmp)
+                kept = trial
+            except constants.MacroError:
+                kept = None     # a change broke a constant the other side kept: every round
         if kept is None:
             kept, more = constants.check_constants(compiler.path, include, headers, flags,
                                                    [k for k in candidates if k.name not in skipped])
             skipped.update(more)
-            rc, err = _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp)
-            if rc != 0:
-                raise constants.MacroError(f"the constants unit does not compile: {constants._first_error(err)}")
+            _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp)
     except constants.MacroError as e:
         raise Fatal(f"constants of {os.path.basename(unit_obj)}: {e}")
     texts = {k.name: k.text for k in found}

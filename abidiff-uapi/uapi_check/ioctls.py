@@ -57,11 +57,11 @@ from dataclasses import dataclass
 
 try:
     from .macros import (_DIAG, MacroError, _first_error, _includes, _language, _macro_definitions,
-                         _preprocess, _run, run_printer)
+                         _preprocess, _probe_expansions, _run, run_printer)
 except ImportError:  # run as a script: python3 abidiff-uapi/uapi_check/ioctls.py
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from uapi_check.macros import (_DIAG, MacroError, _first_error, _includes, _language,  # noqa: E402
-                                   _macro_definitions, _preprocess, _run, run_printer)
+                                   _macro_definitions, _preprocess, _probe_expansions, _run, run_printer)
 
 ENUM_NAME = "abidiff_uapi_ioctl"
 PREFIX = "AU_IOCTL__"
@@ -219,15 +219,7 @@ def find_ioctls(cc: str, include_dir: str, headers: list[str], flags: list[str])
         out, bad = _preprocess(cc, include_dir, flags, "".join(probe), work, "-P",
                                tolerate=(first_enum, first_enum + len(enum_names) - 1))
         bad = {len(names) + n - first_enum for n in bad}
-    expansions = {}
-    current = None
-    for raw in out.split("\n"):
-        if raw.startswith(_PROBE):
-            num, _, text = raw[len(_PROBE):].partition(" ")
-            current = int(num)
-            expansions[current] = [text]
-        elif current is not None and not raw.startswith("#"):
-            expansions[current].append(raw)
+    expansions = _probe_expansions(out, _PROBE)
     found = []
     for i, parts in expansions.items():
         is_request, arg = _request_arg(" ".join(parts))

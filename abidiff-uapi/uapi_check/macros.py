@@ -153,3 +153,18 @@ def run_printer(cc, include_dir, flags, source, what):
         if rc != 0:
             raise MacroError(f"{what} exits {rc}: {err.strip()}")
     return out
+
+
+def _probe_expansions(out, prefix):
+    """{index: [lines]} of -P output whose probe lines are `PREFIX<index> <expansion>`: an
+    expansion that the preprocessor spread over several lines keeps them all (linemarkers
+    aside)."""
+    expansions, current = {}, None
+    for raw in out.split("\n"):
+        if raw.startswith(prefix):
+            num, _, text = raw[len(prefix):].partition(" ")
+            current = int(num)
+            expansions[current] = [text]
+        elif current is not None and not raw.startswith("#"):
+            expansions[current].append(raw)
+    return expansions

@@ -11,7 +11,6 @@ What a changed number means comes from the tool's severities, never from decodin
 - the series and C/C++ comparisons: any difference fails (C++ before/after only notes it, as for
   layouts: the cross comparisons check that C++ ends up equal to C).
 """
-import hashlib
 import json
 import os
 import shutil
@@ -22,7 +21,7 @@ from . import ioctls
 from .config import UNIT_FLAGS, cache_dir
 from .judge import FAIL, NOTE, REVIEW
 from .model import Finding
-from .util import Fatal, parallel, write_atomic
+from .util import Fatal, object_key, parallel, write_atomic
 
 CHECK = {"drift": "drift", "series-c": "c-layout-unchanged", "series-cxx": "cxx-layout",
          "cross": "c-cxx-same-layout", "cross-series": "c-cxx-same-layout"}
@@ -30,11 +29,7 @@ CHECK = {"drift": "drift", "series-c": "c-layout-unchanged", "series-cxx": "cxx-
 
 def cache_key(unit_obj, compiler_version, flags):
     """The main unit's object is a deterministic function of its headers, compiler and flags."""
-    h = hashlib.sha256()
-    with open(unit_obj, "rb") as f:
-        h.update(f.read())
-    h.update(("\0".join([compiler_version, *flags, "ioctls-v1"])).encode())
-    return h.hexdigest()[:20]
+    return object_key(unit_obj, compiler_version, *flags, "ioctls-v1")
 
 
 _LOCKS = {}

@@ -1,5 +1,6 @@
 """Process helpers shared by the steps: running commands, a thread pool, progress, atomic writes."""
 import concurrent.futures
+import hashlib
 import os
 import shutil
 import subprocess
@@ -114,3 +115,14 @@ def parallel(jobs, fn, items, progress=None, what=""):
             if progress:
                 progress.count(what, done, len(items))
     return results
+
+
+def object_key(obj, *parts):
+    """A cache key for results that follow from a compiled object and the words in parts (the
+    compiler's version, flags, a format tag): the object is a deterministic function of its
+    headers, compiler and flags."""
+    h = hashlib.sha256()
+    with open(obj, "rb") as f:
+        h.update(f.read())
+    h.update("\0".join(parts).encode())
+    return h.hexdigest()[:20]
