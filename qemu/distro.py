@@ -27,8 +27,7 @@ import sys
 import zlib
 
 # One atomic writer for the project: the driver's.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "abidiff-uapi"))
-from uapi_check.util import write_atomic  # noqa: E402
+from uapi_check.util import write_atomic
 
 BTF_MAGIC = 0xEB9F
 

@@ -17,8 +17,7 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "abidiff-uapi"))
-from uapi_check.util import read_text  # noqa: E402
+from uapi_check.util import read_text
 
 COMPARED = ("unchanged", "changed", "renamed", "aliased", "extended")
 DIFFERENT = ("break", "review")

@@ -12,9 +12,8 @@ import os
 import sys
 
 # The driver's judge decides what a finding of abidiff-uapi means; this script has no rules of its own.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "abidiff-uapi"))
-from uapi_check.judge import one_abi_fails  # noqa: E402
-from uapi_check.util import read_text as read  # noqa: E402
+from uapi_check.judge import one_abi_fails
+from uapi_check.util import read_text as read
 
 # abidiff-uapi's statuses of a type found on both sides (its counts split them by status).
 COMPARED = ("unchanged", "changed", "renamed", "aliased", "extended")
@@ -125,8 +124,7 @@ def describe(finding):
 def distro_report(res, args, reasons):
     """The BTF of Debian's kernel and its modules against the objects (distro_btf), and which modules
     the guest loaded. Appends its failure reasons to reasons."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import distro_btf
+    import distro_btf  # beside this script, so on sys.path
     names = {lang: distro_btf.load_names(getattr(args, "uapi_names_" + lang)) for lang in ("c", "cxx")}
     section, why = distro_btf.judge(res, args.kernel, names["c"], names["cxx"])
     reasons.extend(why)

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """compat-uapi: `diff --compat` on Linux 6.12's whole UAPI, x86_64 against i386.
 
-The all-headers C unit is the one uapi-check builds (abidiff-uapi/uapi-check --kernel 6.12, run
+The all-headers C unit is the one uapi-check builds (./uapi-check --kernel 6.12, run
 here into its default build/uapi-check/6.12, warm after the first time); it is compiled with gcc -m64 and
 gcc -m32 as uapi-check compiles it (-std=gnu11 -g -fno-eliminate-unused-debug-types), and the two
 objects are compared with --compat --headers on the installed headers.
@@ -77,7 +77,7 @@ def main():
     check = os.path.join(ROOT, "build", "uapi-check", "6.12")
     env = dict(os.environ, ABIDIFF_UAPI_TOOL=tool)
     env.setdefault("ABIDIFF_UAPI_TREES", os.path.join(ROOT, "build", "trees"))
-    p = subprocess.run([os.path.join(ROOT, "abidiff-uapi", "uapi-check"), "--kernel", "6.12", "--out", check,
+    p = subprocess.run([os.path.join(ROOT, "uapi-check"), "--kernel", "6.12", "--out", check,
                         "--quiet"], env=env, capture_output=True, text=True)
     unit = os.path.join(check, "work", "c-before.c")
     inc = os.path.join(check, "include", "before")

@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CHECK = os.path.join(ROOT, "abidiff-uapi", "uapi-check")
+CHECK = os.path.join(ROOT, "uapi-check")
 SERIES = os.path.join(ROOT, "patches", "linux-6.12")
 HEADER = "include/uapi/linux/uinput.h"
 failures = []

@@ -5,8 +5,8 @@
 
 For each kernel: `make headers_install` of the pristine tree (scripts/kernel-tree, cached as the
 driver caches it), the headers of the driver's all-headers unit (the tested and no-header-test
-headers that compile alone, minus those that collide in one unit: abidiff-uapi/uapi-check's own
-select_headers, compile_alone and build_unit), then abidiff-uapi/uapi_check/ioctls.py: the request
+headers that compile alone, minus those that collide in one unit: ./uapi-check's own
+select_headers, compile_alone and build_unit), then uapi_check/ioctls.py: the request
 macros, the skipped ones with their reason, the unit of numbers compiled with DWARF, as C and C++.
 Checks:
   - the numbers TOOL reads from DWARF equal those a compiled program prints, each language;
@@ -18,8 +18,6 @@ Prints counts and times. Exit 0 all hold, 1 a check fails, 2 cannot run.
 
 import argparse
 import collections
-import importlib.machinery
-import importlib.util
 import os
 import re
 import sys
@@ -28,30 +26,15 @@ import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXPECTED = os.path.join(ROOT, "tests", "expected", "ioctls-uapi.txt")
-sys.path.insert(0, os.path.join(ROOT, "abidiff-uapi"))
-from uapi_check import ioctls  # noqa: E402
+from uapi_check import ioctls
 
 KERNELS = ("6.1", "6.12")
 LANGS = {"c": ("gcc", ["-std=gnu11"]), "cxx": ("g++", ["-std=gnu++17"])}
 
 
 def load_driver():
-    """The driver's own header selection (one rule in one place): the uapi_check package's
-    modules when the driver is a package, else the single-file abidiff-uapi/uapi-check."""
-    try:
-        from uapi_check import headers, trees, units, util
-    except ImportError:
-        path = os.path.join(ROOT, "abidiff-uapi", "uapi-check")
-        loader = importlib.machinery.SourceFileLoader("uapi_check_driver", path)
-        spec = importlib.util.spec_from_loader(loader.name, loader)
-        uc = importlib.util.module_from_spec(spec)
-        loader.exec_module(uc)
-        return types.SimpleNamespace(
-            resolve_tree=uc.resolve_tree, headers_install=uc.headers_install, tree_key=uc.tree_key,
-            select_headers=lambda inc, makefile: uc.select_headers(inc, makefile)[:2],
-            compile_alone=uc.compile_alone, parallel=uc.parallel, Fatal=uc.Fatal,
-            build_unit=lambda *a: uc.build_unit(*a)[1:], cached_sweep=lambda *a: None)
-    from uapi_check import env
+    """The driver's own header selection (one rule in one place): the uapi_check package's modules."""
+    from uapi_check import env, headers, trees, units, util
 
     def cached_sweep(inc, dummy, tested, extra):
         """The driver's own per-header results for these headers, when a run of it compiled them

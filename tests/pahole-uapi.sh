@@ -1,7 +1,7 @@
 #!/bin/bash
 # pahole-uapi.sh: dump of whole-UAPI objects (all headers of a kernel in one unit, C and C++,
 # before and after the series) must agree with pahole on every struct's size and member offsets.
-# The objects come from the pipeline (abidiff-uapi/uapi-check), run into a scratch directory.
+# The objects come from the pipeline (./uapi-check), run into a scratch directory.
 # Usage: tests/pahole-uapi.sh ABIDIFF_UAPI [KERNEL...]   (default kernels: 6.1 6.12)
 set -eu
 tool=$(realpath "$1")
@@ -13,7 +13,7 @@ for k in $kernels; do
 	out=$root/build/tests/pahole-$k
 	echo "pahole-uapi: building the whole-UAPI objects of $k (uapi-check --out $out)"
 	rc=0
-	"$root/abidiff-uapi/uapi-check" --kernel "$k" --out "$out" --quiet || rc=$?
+	"$root/uapi-check" --kernel "$k" --out "$out" --quiet || rc=$?
 	# 0 or 1 are both fine here: only the objects are needed.
 	if [ "$rc" -gt 1 ] || [ ! -s "$out/obj/c-after.o" ]; then
 		echo "pahole-uapi: uapi-check could not build the objects of $k (exit $rc)"

@@ -23,8 +23,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "abidiff-uapi"))
-from uapi_check.git import needed  # noqa: E402
+from uapi_check.git import needed
 
 EXTRA = re.compile(r"arch/[^/]+/kernel/Makefile")
 

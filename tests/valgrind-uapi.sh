@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/build/tests/pahole-6.1
 if [ ! -s "$out/obj/c-after.o" ]; then
 	rc=0
-	"$root/abidiff-uapi/uapi-check" --kernel 6.1 --out "$out" --quiet || rc=$?
+	"$root/uapi-check" --kernel 6.1 --out "$out" --quiet || rc=$?
 	[ "$rc" -le 1 ] || { echo "valgrind-uapi: could not build the objects (uapi-check exit $rc)"; exit 1; }
 fi
 pass=0 fail=0

@@ -12,8 +12,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "abidiff-uapi"))
-from uapi_check.arch import compiler_commands, lookup  # noqa: E402
+from uapi_check.arch import compiler_commands, lookup
 
 IDENT = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 

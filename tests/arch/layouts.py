@@ -21,8 +21,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "abidiff-uapi"))
-from uapi_check.arch import ARCHES, compiler_commands, lookup  # noqa: E402
+from uapi_check.arch import ARCHES, compiler_commands, lookup
 
 # Headers chosen for what differs between ABIs: long and pointer width (sysinfo, usbdevice_fs),
 # 8-byte alignment (input, ethtool, fiemap), byte-order-dependent padding (aio_abi) and bitfields

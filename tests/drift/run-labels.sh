@@ -16,7 +16,7 @@ check=$root/tests/drift/check-labels.py
 
 echo "drift-labels: uapi-check --old 6.1 --new 6.12 --out $out (the drift objects and headers)"
 rc=0
-ABIDIFF_UAPI_TOOL=$tool "$root/abidiff-uapi/uapi-check" --old 6.1 --new 6.12 --out "$out" --quiet || rc=$?
+ABIDIFF_UAPI_TOOL=$tool "$root/uapi-check" --old 6.1 --new 6.12 --out "$out" --quiet || rc=$?
 # 0 or 1 are both fine: the verdict is what check-labels judges; 2 means it could not run.
 if [ "$rc" -gt 1 ] || [ ! -s "$out/matrix.txt" ] || [ ! -s "$out/obj/c-after.o" ]; then
 	echo "drift-labels: uapi-check could not build the drift objects (exit $rc)"

@@ -1,6 +1,6 @@
 # lib.sh: helpers shared by the tests/pipeline scripts (sourced, not run).
 root=$(cd "$(dirname "$0")/../.." && pwd)
-check=$root/abidiff-uapi/uapi-check
+check=$root/uapi-check
 failures=0
 work=$(mktemp -d "${TMPDIR:-/tmp}/uapi-check-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -1,12 +1,12 @@
-"""pytest setup for the driver's unit tests: import the uapi_check package from the source tree,
-and small fixtures (tiny include directories, hand-written tool JSON), never a kernel tree."""
+"""pytest setup for the driver's unit tests (pyproject.toml puts the checkout's top, and so the
+uapi_check package, on the path): small fixtures (tiny include directories, hand-written tool JSON), never a kernel tree."""
 import os
-import sys
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "abidiff-uapi"))
+# Scripts the tests start (qemu/report.py...) import the package too.
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
 

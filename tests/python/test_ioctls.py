@@ -1,4 +1,4 @@
-"""Tests of abidiff-uapi/uapi_check/ioctls.py on the fixture headers in fixtures/ioctl/{old,new}.
+"""Tests of uapi_check/ioctls.py on the fixture headers in fixtures/ioctl/{old,new}.
 
 The expected ioctls, types and skip reasons are written out here; the numbers are checked against
 an independent instrument (a compiled program that printf()s each macro) and, for a few, against
@@ -15,10 +15,9 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "abidiff-uapi"))
 
-from uapi_check import ioctls  # noqa: E402
-from uapi_check.ioctls import Ioctl  # noqa: E402
+from uapi_check import ioctls
+from uapi_check.ioctls import Ioctl
 
 TOOL = os.environ.get("ABIDIFF_UAPI_TOOL", os.path.join(ROOT, "build", "abidiff-uapi", "abidiff-uapi"))
 FIXTURE = os.path.join(ROOT, "fixtures", "ioctl")
@@ -211,8 +210,8 @@ def test_headers_that_do_not_compile_raise(tmp_path):
 
 
 def test_command_line_print(units):
-    p = subprocess.run([sys.executable, os.path.join(ROOT, "abidiff-uapi", "uapi_check", "ioctls.py"),
-                        "--print", "--cc", "g++", inc("new"), *HEADERS], capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-m", "uapi_check.ioctls",
+                        "--print", "--cc", "g++", inc("new"), *HEADERS], capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     printed = dict(line.split() for line in p.stdout.splitlines())
     assert {k: int(v, 16) for k, v in printed.items()} == units[("new", "cxx")]["printed"]

@@ -1,4 +1,4 @@
-"""uapi_check: the driver behind abidiff-uapi/uapi-check.
+"""uapi_check: the driver behind ./uapi-check.
 
 It runs the whole check on kernel trees (install the headers, compile them, build one unit per
 language and revision, run abidiff-uapi over a matrix of comparisons) and judges the tool's

@@ -41,7 +41,7 @@ Flags: pass the units' language flags (-std=gnu11, -std=gnu++17); the compiler's
 picks the language. Diagnostics are read with LC_ALL=C.
 
 Command line (the printer, for a person to compare with):
-  python3 abidiff-uapi/uapi_check/ioctls.py --print [--cc gcc] [--flag=-std=gnu11] INCLUDE_DIR HEADER...
+  python3 -m uapi_check.ioctls --print [--cc gcc] [--flag=-std=gnu11] INCLUDE_DIR HEADER...
 """
 
 from __future__ import annotations
@@ -55,13 +55,8 @@ import tempfile
 import threading
 from dataclasses import dataclass
 
-try:
-    from .macros import (_DIAG, MacroError, _first_error, _includes, _language, _macro_definitions,
+from .macros import (_DIAG, MacroError, _first_error, _includes, _language, _macro_definitions,
                          _preprocess, _probe_expansions, _run, run_printer)
-except ImportError:  # run as a script: python3 abidiff-uapi/uapi_check/ioctls.py
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from uapi_check.macros import (_DIAG, MacroError, _first_error, _includes, _language,  # noqa: E402
-                                   _macro_definitions, _preprocess, _probe_expansions, _run, run_printer)
 
 ENUM_NAME = "abidiff_uapi_ioctl"
 PREFIX = "AU_IOCTL__"

@@ -1,13 +1,12 @@
 """Fixed settings of a run: where things live, the compiler flags, the languages."""
 import os
 
-_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Installed (meson install): the package sits in DATADIR/abidiff-uapi beside its data (patches/,
-# scripts/, schema/), and the tool is the installed one. In a checkout: abidiff-uapi/uapi_check.
-INSTALLED = os.path.isdir(os.path.join(_PARENT, "patches"))
-ROOT = _PARENT if INSTALLED else os.path.dirname(_PARENT)
+# The folder that holds the package and its data (patches/, scripts/): the top of a checkout, or,
+# installed (meson install, the .deb), DATADIR/abidiff-uapi, where the tool is the installed one.
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+INSTALLED = not os.path.isfile(os.path.join(ROOT, "meson.build"))
 if INSTALLED:
-    TOOL = os.path.join(os.path.dirname(os.path.dirname(_PARENT)), "bin", "abidiff-uapi")
+    TOOL = os.path.join(os.path.dirname(os.path.dirname(ROOT)), "bin", "abidiff-uapi")
     # What a run writes: ~/.cache/abidiff-uapi (XDG_CACHE_HOME); reports default to ./uapi-check/.
     STATE = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "abidiff-uapi")
     OUT = os.path.abspath("uapi-check")

@@ -1,9 +1,9 @@
 """uapi-check: check a kernel's UAPI layouts before and after a patch series, in C and C++.
 
-  abidiff-uapi/uapi-check [--kernel 6.1|6.12] [--patches DIR] [--out DIR] [--jobs N] [--quiet]
-  abidiff-uapi/uapi-check --old TREE --new TREE [--out DIR] [--fail-on=break|review]  (release drift)
-  abidiff-uapi/uapi-check --git DIR [--old REF] [--new REF] [--full]   (two revisions of a git tree)
-  abidiff-uapi/uapi-check --git DIR --each-commit BASE..TIP            (every commit of a series)
+  ./uapi-check [--kernel 6.1|6.12] [--patches DIR] [--out DIR] [--jobs N] [--quiet]
+  ./uapi-check --old TREE --new TREE [--out DIR] [--fail-on=break|review]  (release drift)
+  ./uapi-check --git DIR [--old REF] [--new REF] [--full]   (two revisions of a git tree)
+  ./uapi-check --git DIR --each-commit BASE..TIP            (every commit of a series)
   ... [--waivers FILE] [--baseline OLD/report.json]                 (for CI: waivers.py)
 
 Steps (one module each):
@@ -326,8 +326,10 @@ def main_each_commit(opts):
     return 1 if first_bad else 0
 
 
-def main(argv):
-    opts = parse_args(argv)
+def main(argv=None):
+    """The entry point (./uapi-check, the installed wrapper, pyproject.toml's script): the exit
+    status. argv defaults to the command line."""
+    opts = parse_args(sys.argv[1:] if argv is None else argv)
     add_flags(list(opts.cflags))
     if opts.compat:
         return main_compat(opts)

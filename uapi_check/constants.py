@@ -30,7 +30,7 @@ an expression.
                      printf()s each value (tests).
 
 Command line (the printer, for a person to compare with):
-  python3 abidiff-uapi/uapi_check/constants.py [--print] [--cc gcc] INCLUDE_DIR HEADER...
+  python3 -m uapi_check.constants [--print] [--cc gcc] INCLUDE_DIR HEADER...
 """
 
 from __future__ import annotations
@@ -41,13 +41,8 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-try:
-    from .macros import (_DIAG, MacroError, _first_error, _includes, _language, _macro_definitions,
+from .macros import (_DIAG, MacroError, _first_error, _includes, _language, _macro_definitions,
                          _preprocess, _probe_expansions, _run, run_printer)
-except ImportError:  # run as a script
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from uapi_check.macros import (_DIAG, MacroError, _first_error, _includes, _language,  # noqa: E402
-                                   _macro_definitions, _preprocess, _probe_expansions, _run, run_printer)
 
 VAR_PREFIX = "__abidiff_uapi_define__"
 _CHECK_PREFIX = "__abidiff_uapi_check__"
