@@ -20,7 +20,8 @@ for k in $kernels; do
 		status=1
 		continue
 	fi
-	# The units' objects; obj/*.defines.o hold the #define constants (step 3c), no layouts.
+	# The units' objects; obj/*.defines.o (and the .a archives) hold the #define constants
+	# (step 3c), no layouts.
 	objs=()
 	for o in "$out"/obj/*.o; do
 		case "$o" in *.defines.o) ;; *) objs+=("$o") ;; esac
