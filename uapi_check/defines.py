@@ -45,10 +45,11 @@ def _bucket(header):
     return zlib.crc32(header.encode()) % _BUCKETS
 
 
-def _self_contained_objects(compiler, lang, rel_inc, out, consts):
+def _self_contained_objects(compiler, lang, rel_inc, out, consts, full=False):
     """The self-contained constants (constants.self_contained) in up to 16 objects, each cached
     by its own content: the compiler, the flags, where the headers are named, and each
-    constant's header, line and expansion. Returns (object paths, kept, {name: reason})."""
+    constant's header, line and expansion (full: compiled again all the same). Returns (object
+    paths, kept, {name: reason})."""
     flags = UNIT_FLAGS[lang]
     groups = {}
     for k in consts:
@@ -62,14 +63,10 @@ def _self_contained_objects(compiler, lang, rel_inc, out, consts):
             h.update(f"{k.header}\0{k.line}\0{k.name}\0{int(k.string)}\0{k.text}\n".encode())
         key = h.hexdigest()[:24]
         cache = os.path.join(cache_dir(), "constants-self", key)
-        if not all(os.path.isfile(os.path.join(cache, f)) for f in ("bad.json", f"{key}.o")):
-            os.makedirs(os.path.dirname(cache), exist_ok=True)
-            tmp = tempfile.mkdtemp(prefix=key + ".tmp.", dir=os.path.dirname(cache))
-            _, failed = constants.compile_self_contained(
-                compiler.path, ["-x", "c++" if lang == "cxx" else "c", *flags], group, rel_inc,
-                os.path.join(tmp, f"{key}.o"), out, extra=(f"-fdebug-prefix-map={out}=.", f"-fdebug-prefix-map={tmp}=."))
-            write_atomic(os.path.join(tmp, "bad.json"), json.dumps(failed, sort_keys=True))
-            _publish(tmp, cache)
+        with _LOCKS_LOCK:
+            lock = _LOCKS.setdefault(key, threading.Lock())
+        with lock:
+            _self_contained_object(compiler, lang, flags, rel_inc, out, group, key, cache, full)
         with open(os.path.join(cache, "bad.json")) as f:
             failed = json.load(f)
         objs.append(os.path.join(cache, f"{key}.o"))
@@ -78,9 +75,27 @@ def _self_contained_objects(compiler, lang, rel_inc, out, consts):
     return objs, kept, bad
 
 
+_MADE = set()   # the self-contained objects this process compiled (--full compiles each once)
+
+
+def _self_contained_object(compiler, lang, flags, rel_inc, out, group, key, cache, full):
+    """Compile one self-contained object into its cache entry, unless it is there (made by this
+    process, under --full)."""
+    if key in _MADE or not full and all(os.path.isfile(os.path.join(cache, f)) for f in ("bad.json", f"{key}.o")):
+        return
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=key + ".tmp.", dir=os.path.dirname(cache))
+    _, failed = constants.compile_self_contained(
+        compiler.path, ["-x", "c++" if lang == "cxx" else "c", *flags], group, rel_inc,
+        os.path.join(tmp, f"{key}.o"), out, extra=(f"-fdebug-prefix-map={out}=.", f"-fdebug-prefix-map={tmp}=."))
+    write_atomic(os.path.join(tmp, "bad.json"), json.dumps(failed, sort_keys=True))
+    _publish(tmp, cache)
+    _MADE.add(key)
+
+
 def _publish(tmp, cache):
-    """Put a finished cache entry in place; another run may have put the same one first."""
-    shutil.rmtree(cache, ignore_errors=True)
+    """Put a finished cache entry in place. Entries are named by their content: when another
+    run put the same one first, its copy stays (a reader may be using it) and this one goes."""
     try:
         os.rename(tmp, cache)
     except OSError:
@@ -139,7 +154,7 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
         candidates = [k for k in found if k.name not in skipped]
         selfc = [k for k in candidates if constants.self_contained(k)]
         candidates = [k for k in candidates if not constants.self_contained(k)]
-        self_objs, self_kept, self_bad = _self_contained_objects(compiler, lang, rel_inc, out, selfc)
+        self_objs, self_kept, self_bad = _self_contained_objects(compiler, lang, rel_inc, out, selfc, full)
         skipped.update(self_bad)
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         # A directory of its own: another run may be writing the same key.
@@ -172,7 +187,7 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
     write_atomic(os.path.join(tmp, "constants.json"), json.dumps(
         {"kept": [vars(k) for k in kept], "rejected": {**rejected, **skipped},
          "failed": {n: [texts[n], r] for n, r in skipped.items()},
-         "self_contained": [os.path.relpath(o, cache_dir()) for o in self_objs]}, indent=0, sort_keys=True))
+         "self_contained": [os.path.relpath(o, cache_dir()) for o in self_objs]}, separators=(",", ":"), sort_keys=True))
     _publish(tmp, cache)
     return cache
 
@@ -237,23 +252,28 @@ def step_constants(opts, compilers, trees, units, extra, progress):
     result = {}
     names = {t[0] for t in tasks}
 
-    def deps(task):
+    def twins(task):
         """What a task starts from: an after object from its before twin (the same expansions
-        keep their verdicts), a C++ object from its C twin (C's rejections are not checked
-        again: g++ spends 140 ms on an error)."""
+        keep their verdicts, so only new and changed macros are checked); a C++ object with
+        no before twin from its C twin (C's rejections are not checked again: g++ spends 140
+        ms on an error). So a commit's C and C++ after objects are made side by side."""
         name, lang, rev, _ = task
         before = name.replace("-after", "-before", 1) if rev == "after" else None
+        if before in names:
+            return before, None
         c_twin = "c-" + name.split("-", 1)[1] if lang == "cxx" else None
-        return [d for d in (before, c_twin) if d in names]
+        return None, c_twin if c_twin in names else None
+
+    def deps(task):
+        return [d for d in twins(task) if d]
 
     def one(task):
         name, lang, rev, headers = task
-        before = name.replace("-after", "-before", 1) if rev == "after" else None
-        c_twin = "c-" + name.split("-", 1)[1] if lang == "cxx" else None
+        before, c_twin = twins(task)
         return build_constants(compilers[lang], lang, trees.revisions[rev].include, opts.out, name, headers,
                                opts.full, result.get(c_twin), result.get(before))
 
-    # Each task starts as soon as those it starts from are done: C before; then C after beside
+    # Each task starts as soon as the one it starts from is done: C before; then C after beside
     # C++ before; then C++ after.
     pending = list(tasks)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:

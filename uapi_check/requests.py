@@ -64,7 +64,7 @@ def _build_ioctl_unit(compiler, unit, include, out, full, flags, key, known_bad)
         except ioctls.IoctlError as e:
             raise Fatal(f"ioctl numbers of {unit.key}: {e}")
         write_atomic(os.path.join(tmp, "ioctls.json"), json.dumps(
-            {"kept": [vars(x) for x in kept], "skipped": skipped}, indent=0))
+            {"kept": [vars(x) for x in kept], "skipped": skipped}, separators=(",", ":")))
         shutil.rmtree(cache, ignore_errors=True)
         try:
             os.rename(tmp, cache)
