@@ -289,31 +289,27 @@ static void name_inputs(char *buf, size_t len, const struct inputs *in, bool dwa
 		}
 }
 
-/* --headers DIR, each: a directory under which no type of a non-empty
- * (DWARF) input is declared is a mistake (a path the objects do not
- * record), not an empty answer. */
+/* --headers DIR...: directories under which no type of a non-empty (DWARF)
+ * input is declared are a mistake (a path the objects do not record), not
+ * an empty answer. The directories are one filter together: uapi-check
+ * names both sides' include directories for every comparison, and each
+ * object lies under one of them. */
 static int select_headers(const struct options *o, struct inputs *in)
 {
-	for (int i = 0; i < o->nheaders; i++) {
-		bool any = false, found = false;
-		struct options one = *o;
-		one.nheaders = 1;
-		one.header_dirs[0] = o->header_dirs[i];
-		one.header_real[0] = o->header_real[i];
-		for (int k = 0; k < in->n && !found; k++) {
-			if (in->btf[k])
-				continue;
-			any = any || in->m[k].ntypes;
-			for (size_t t = 0; t < in->m[k].ntypes && !found; t++)
-				found = under_headers(&one, in->m[k].types[t]->file) != NULL;
-		}
-		if (any && !found) {
-			char where[PATH_MAX * 2 + 8];
-			name_inputs(where, sizeof(where), in, true);
-			fprintf(stderr, "abidiff-uapi: --headers %s: no type of %s is declared in a file under it\n",
-				o->header_dirs[i], where);
-			return EXIT_TROUBLE;
-		}
+	bool any = false, found = false;
+	for (int k = 0; k < in->n && !found; k++) {
+		if (in->btf[k])
+			continue;
+		any = any || in->m[k].ntypes;
+		for (size_t t = 0; t < in->m[k].ntypes && !found; t++)
+			found = under_headers(o, in->m[k].types[t]->file) != NULL;
+	}
+	if (o->nheaders && any && !found) {
+		char where[PATH_MAX * 2 + 8];
+		name_inputs(where, sizeof(where), in, true);
+		fprintf(stderr, "abidiff-uapi: --headers %s%s: no type of %s is declared in a file under %s\n",
+			o->header_dirs[0], o->nheaders > 1 ? " ..." : "", where, o->nheaders > 1 ? "them" : "it");
+		return EXIT_TROUBLE;
 	}
 	for (int k = 0; k < in->n && o->nheaders; k++)
 		if (!in->btf[k]) {

@@ -88,6 +88,13 @@ check "--type that selects nothing (dump)" "--type 'struct no_such_type': no suc
 check "--type that selects nothing (diff)" "--type 'nope': no such type in good.o or good.o" diff good.o good.o --type nope
 check "--type struct for a union" "--type 'struct u': no such type in good.o (there is union u)" dump good.o --type 'struct u'
 check "--headers that selects nothing" "--headers hdrs: no type of good.o is declared in a file under it" dump good.o --headers hdrs
+# Several --headers are one filter: uapi-check names both sides' include directories for every comparison.
+if "$tool" dump good.o --headers hdrs --headers . | grep -q '^struct s {'; then
+	pass=$((pass + 1)); echo "ok   --headers: an empty directory beside one that selects"
+else
+	fail=$((fail + 1)); echo "FAIL --headers: an empty directory beside one that selects"
+fi
+check "several --headers that select nothing" "--headers hdrs ...: no type of good.o is declared in a file under them" dump good.o --headers hdrs --headers hdrs
 check "--common-only that selects nothing" "--common-only: good.o and other.o have no type in common" diff good.o other.o --common-only
 check "show of a missing type" "show: no type 'struct nope' in good.o" show 'struct nope' good.o
 check "show of a union as a struct" "show: no type 'struct u' in good.o or good.o (there is union u)" show 'struct u' good.o good.o
