@@ -28,6 +28,7 @@ class Options:
     constants: bool = True              # step 3c, the #define constants (--no-constants: off)
     cflags: tuple = ()                  # --cflags: extra flags for every compile (in every key)
     each: Optional[str] = None          # --each-commit BASE..TIP
+    wait: bool = True                   # another run holds --out: wait (else --no-wait: exit 2)
 
     @property
     def drift(self):
