@@ -20,7 +20,7 @@ import threading
 
 from . import constants
 from .config import UNIT_FLAGS, cache_dir
-from .util import Fatal, object_key, run, write_atomic
+from .util import Fatal, object_key, run, publish_dir, write_atomic
 
 _LOCKS = {}
 _LOCKS_LOCK = threading.Lock()
@@ -93,11 +93,8 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
     write_atomic(os.path.join(tmp, "constants.json"), json.dumps(
         {"kept": [vars(k) for k in kept], "rejected": {**rejected, **skipped},
          "failed": {n: [texts[n], r] for n, r in skipped.items()}}, indent=0, sort_keys=True))
-    shutil.rmtree(cache, ignore_errors=True)
-    try:
-        os.rename(tmp, cache)
-    except OSError:     # another run renamed its own first
-        shutil.rmtree(tmp, ignore_errors=True)
+    # Keyed by content: an entry another run published first stays (it may be reading it).
+    publish_dir(tmp, cache, lambda d: all(os.path.isfile(os.path.join(d, f)) for f in ('constants.json', 'constants.o')))
     return cache
 
 
