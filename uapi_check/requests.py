@@ -86,7 +86,8 @@ def judge_number(comp, name, change, ioctl):
     """The Finding for one request number that differs between the two sides."""
     arg = ioctl.arg_type if ioctl else None
     t = argument_finding(comp, arg) if arg else None
-    why = (f"{t['name']} {t.get('old_size')} -> {t.get('new_size')} bytes, {t.get('severity')}"
+    sizes = " -> ".join(str(t[k]) for k in ("old_size", "new_size") if t and t.get(k) is not None)
+    why = (f"{t['name']}{' ' + sizes + ' bytes' if sizes else ''}, {t.get('severity') or 'no severity'}"
            f" ({', '.join(t.get('reasons') or [])})") if t else "no finding for its argument"
     text = f"0x{change['old']:08x} -> 0x{change['new']:08x}, argument {arg or '(none)'}: {why}"
     role = comp.role
