@@ -25,7 +25,7 @@ import zlib
 
 from . import constants
 from .config import UNIT_FLAGS, cache_dir
-from .util import Fatal, object_key, run, write_atomic
+from .util import Fatal, object_key, run, publish_dir, write_atomic
 
 _LOCKS = {}
 _LOCKS_LOCK = threading.Lock()
@@ -89,17 +89,8 @@ def _self_contained_object(compiler, lang, flags, rel_inc, out, group, key, cach
         compiler.path, ["-x", "c++" if lang == "cxx" else "c", *flags], group, rel_inc,
         os.path.join(tmp, f"{key}.o"), out, extra=(f"-fdebug-prefix-map={out}=.", f"-fdebug-prefix-map={tmp}=."))
     write_atomic(os.path.join(tmp, "bad.json"), json.dumps(failed, sort_keys=True))
-    _publish(tmp, cache)
+    publish_dir(tmp, cache, lambda d: all(os.path.isfile(os.path.join(d, f)) for f in ("bad.json", f"{key}.o")))
     _MADE.add(key)
-
-
-def _publish(tmp, cache):
-    """Put a finished cache entry in place. Entries are named by their content: when another
-    run put the same one first, its copy stays (a reader may be using it) and this one goes."""
-    try:
-        os.rename(tmp, cache)
-    except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp):
@@ -188,7 +179,8 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
         {"kept": [vars(k) for k in kept], "rejected": {**rejected, **skipped},
          "failed": {n: [texts[n], r] for n, r in skipped.items()},
          "self_contained": [os.path.relpath(o, cache_dir()) for o in self_objs]}, separators=(",", ":"), sort_keys=True))
-    _publish(tmp, cache)
+    # Keyed by content: an entry another run published first stays (it may be reading it).
+    publish_dir(tmp, cache, _complete)
     return cache
 
 

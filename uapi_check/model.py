@@ -28,6 +28,7 @@ class Options:
     constants: bool = True              # step 3c, the #define constants (--no-constants: off)
     cflags: tuple = ()                  # --cflags: extra flags for every compile (in every key)
     each: Optional[str] = None          # --each-commit BASE..TIP
+    wait: bool = True                   # another run holds --out: wait (else --no-wait: exit 2)
 
     @property
     def drift(self):
@@ -399,7 +400,6 @@ class Report:
             "summary": [list(r) for r in self.summary],
             "size_differences": self.size_differences,
             "compilers": {k: c.to_json() for k, c in self.compilers.items()},
-            "elapsed_s": self.elapsed_s,
             "fail_on": self.fail_on,
             "removed_headers": [h.to_json() for h in self.header_changes],
             "waivers": [w.to_json() for w in self.waivers],
