@@ -184,10 +184,12 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
     return cache
 
 
-def build_constants(compiler, lang, include, out, name, headers, full=False, c_result=None, prior=None):
-    """obj/NAME.a (obj/NAME.o and its constants), obj/NAME.defines.a (the constants alone) and a
-    summary of the constants. c_result: for a C++ object, build_constants' result for the same
-    headers in C. prior: the result for the other side of its comparisons (see _build)."""
+def build_constants(compiler, lang, include, out, name, headers, full=False, c_result=None, prior=None,
+                    alone=False):
+    """obj/NAME.a (obj/NAME.o and its constants) and a summary of the constants. alone: also
+    obj/NAME.defines.a, the constants without the unit (--compat compares those). c_result: for
+    a C++ object, build_constants' result for the same headers in C. prior: the result for the
+    other side of its comparisons (see _build)."""
     unit_obj = os.path.join(out, "obj", f"{name}.o")
     # The key is the unit's: where a C++ object or an after object started from gives the same
     # verdicts, so a commit's after objects serve the next commit as its before objects.
@@ -198,17 +200,27 @@ def build_constants(compiler, lang, include, out, name, headers, full=False, c_r
         cache = _build(compiler, lang, include, out, unit_obj, headers, full, key,
                        c_result["rejected"] if c_result else None,
                        {"failed": prior["failed"], "kept": prior["kept_texts"]} if prior else None)
-    with open(os.path.join(cache, "constants.json")) as f:
-        data = json.load(f)
-    # Archive members are named by their base names: the unit, NAME.defines.o (the constants
-    # that need the headers) and the self-contained objects (named by their keys).
-    members = [os.path.join(cache_dir(), o) for o in data["self_contained"]]
+        # The constants that need the headers, and the self-contained objects (named by their keys).
+        members = [os.path.join(cache_dir(), o) for o in data_of(cache)["self_contained"]]
+        if os.path.isfile(os.path.join(cache, "constants.o")):
+            members.insert(0, os.path.join(cache, "constants.o"))
+        # The archive is the cache entry's too (its members named unit.o, constants.o, KEY.o):
+        # an after object's archive serves the next commit's before object.
+        cached = os.path.join(cache, "unit.a")
+        if full or not os.path.isfile(cached):
+            tmp = tempfile.mkdtemp(prefix="unit.a.tmp.", dir=cache)
+            try:
+                shutil.copyfile(unit_obj, os.path.join(tmp, "unit.o"))
+                _archive(os.path.join(tmp, "unit.a"), [os.path.join(tmp, "unit.o"), *members], out)
+                os.replace(os.path.join(tmp, "unit.a"), cached)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+    data = data_of(cache)
+    _copy(cached, os.path.join(out, "obj", f"{name}.a"))
     if os.path.isfile(os.path.join(cache, "constants.o")):
-        defines = os.path.join(out, "obj", f"{name}.defines.o")
-        shutil.copyfile(os.path.join(cache, "constants.o"), defines)
-        members.insert(0, defines)
-    for archive, parts in ((f"{name}.a", [unit_obj, *members]), (f"{name}.defines.a", members)):
-        _archive(os.path.join(out, "obj", archive), parts, out)
+        _copy(os.path.join(cache, "constants.o"), os.path.join(out, "obj", f"{name}.defines.o"))
+    if alone:
+        _archive(os.path.join(out, "obj", f"{name}.defines.a"), members, out)
     kept = data["kept"]
     return {"key": key, "object": os.path.join("obj", f"{name}.a"), "constants": len(kept),
             "defines": os.path.join("obj", f"{name}.defines.a"),
@@ -217,6 +229,25 @@ def build_constants(compiler, lang, include, out, name, headers, full=False, c_r
             "not_constants": constants.reason_counts(data["rejected"]),
             "rejected": data["rejected"], "failed": data.get("failed", {}),
             "kept_texts": {k["name"]: k.get("text", "") for k in kept}}
+
+
+_DATA = {}   # cache entry -> its constants.json, read once per process (entries never change)
+
+
+def data_of(cache):
+    if cache not in _DATA:
+        with open(os.path.join(cache, "constants.json")) as f:
+            _DATA[cache] = json.load(f)
+    return _DATA[cache]
+
+
+def _copy(src, dst):
+    """dst, a regular file or nothing, replaced by a copy of src in one rename."""
+    tmp = dst + ".tmp"
+    if os.path.lexists(tmp):
+        os.unlink(tmp)
+    shutil.copyfile(src, tmp)
+    os.replace(tmp, dst)
 
 
 def _archive(archive, parts, out):
