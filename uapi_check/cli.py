@@ -60,6 +60,7 @@ from .judge import evaluate_checks
 from .matrix import comparison_coverage, step_compare
 from .model import Options, Report
 from .requests import step_requests
+from .show import show
 from .render import render_text, size_differences, summary_rows, terminal_summary
 from .trees import header_changes, step_trees
 from .units import step_extra_units, step_units
@@ -110,6 +111,11 @@ def parse_args(argv):
                    help="an earlier report.json: fail only on findings it does not have")
     p.add_argument("--arch", default=DEFAULT_ARCH,
                    help=f"architecture, Debian's or the kernel's name (default amd64): {arch_names()}")
+    p.add_argument("--show", metavar="TYPE",
+                   help="print one type's layout (kvm_run, 'struct kvm_run', 'union bpf_attr', a typedef) "
+                        "in the run's objects side by side: before and after, C and C++; builds only the "
+                        "units, writes no report (show.py)")
+    p.add_argument("--show-format", choices=("text", "json"), default="text", help="--show's output format")
     p.add_argument("--compat", metavar="ARCH32",
                    help="compare the 64-bit ABI with this 32-bit one (i386, armhf/arm) on --kernel's "
                         "tree: informational, exit 0 when it ran (compat.py)")
@@ -121,6 +127,8 @@ def parse_args(argv):
         p.error(str(e))
     if pair and (a.old or a.baseline or a.waivers or a.arch != DEFAULT_ARCH or a.git):
         p.error("--compat does not go with --old/--new, --git, --arch, --waivers or --baseline")
+    if a.show and (a.compat or a.each_commit or a.waivers or a.baseline):
+        p.error("--show does not go with --compat, --each-commit, --waivers or --baseline")
     if a.each_commit and not a.git:
         p.error("--each-commit needs --git")
     if a.each_commit and (a.old or a.new):
@@ -166,7 +174,7 @@ def parse_args(argv):
                    baseline=os.path.abspath(a.baseline) if a.baseline else None,
                    arch=pair[0] if pair else arch, compat=pair[1] if pair else None,
                    git=os.path.abspath(a.git) if a.git else None, full=a.full, cflags=cflags,
-                   each=a.each_commit, wait=a.wait)
+                   each=a.each_commit, wait=a.wait, show=a.show, show_format=a.show_format)
 
 
 REPORTS = ("report.json", "report.txt", "report.sarif", "report.junit.xml", "report.html")
@@ -322,6 +330,25 @@ def guarded(opts, produce):
         return None, 2
 
 
+def main_show(opts):
+    """--show TYPE (show.py): the units only, the folder held as for a run, no report touched."""
+    progress = Progress(True)
+    created = not os.path.isdir(opts.out)
+    os.makedirs(opts.out, exist_ok=True)
+    try:
+        with out_lock(opts, created):
+            try:
+                return show(opts, progress, opts.show, opts.show_format)
+            except Fatal as e:
+                if created:
+                    remove_out(opts.out)
+                print(f"uapi-check: error: {e}", file=sys.stderr)
+                return 2
+    except Fatal as e:      # --no-wait
+        print(f"uapi-check: error: {e}", file=sys.stderr)
+        return 2
+
+
 def main_compat(opts):
     """--compat ARCH32 (compat.py): informational, exit 0 when it ran, 2 when it cannot."""
     progress = Progress(opts.quiet)
@@ -458,6 +485,8 @@ def run_main(opts):
         return main_compat(opts)
     if opts.each:
         return main_each_commit(opts)
+    if opts.show:
+        return main_show(opts)
     progress = Progress(opts.quiet)
     report, rc = run_check(opts, progress)
     if rc is not None:

@@ -29,6 +29,8 @@ class Options:
     cflags: tuple = ()                  # --cflags: extra flags for every compile (in every key)
     each: Optional[str] = None          # --each-commit BASE..TIP
     wait: bool = True                   # another run holds --out: wait (else --no-wait: exit 2)
+    show: Optional[str] = None          # --show TYPE (show.py)
+    show_format: str = "text"
 
     @property
     def drift(self):

@@ -279,3 +279,30 @@ def test_kernel_versions_are_the_known_ones_with_an_install_hint_that_exists(tmp
     for v in KNOWN_KERNELS:
         assert f"src-{v}" in groups
         assert os.path.isdir(os.path.join(ROOT, "patches", f"linux-{v}"))
+
+
+def test_show_draws_one_type_of_both_sides_and_writes_no_report(trees, tmp_path, tool):
+    """--show TYPE: the tool's side-by-side layout of the run's own objects, C old -> new and
+    C++ old -> new, the added member marked; every name form; a name in neither exits 2 in
+    one line; no report is written (a previous run's stay)."""
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    rc, _, err = run(trees["old"], trees["new"], out, cache, tool)
+    assert rc == 0, err
+    before = reports(out)
+    for name in ("a_req", "struct a_req"):
+        rc, stdout, err = run(trees["old"], trees["new"], out, cache, tool, "--show", name)
+        assert rc == 0, err
+        blocks = stdout.split("== ")[1:]
+        assert [b.split(" (")[0] for b in blocks] == ["C, old -> new", "C++, old -> new"]
+        for b in blocks:
+            rows = [line for line in b.splitlines() if " z;" in line]
+            assert len(rows) == 1 and rows[0].startswith(">"), b
+            assert re.search(r"/\*\s+8\s+4 \*/", rows[0]), rows[0]
+    rc, stdout, err = run(trees["old"], trees["new"], out, cache, tool, "--show", "a_req", "--show-format", "json")
+    assert rc == 0, err
+    docs = json.loads(stdout)
+    assert [(d["old"], d["new"]) for d in docs] == [("c-before", "c-after"), ("cxx-before", "cxx-after")]
+    rc, stdout, err = run(trees["old"], trees["new"], out, cache, tool, "--show", "union a_req")
+    assert rc == 2 and stdout == ""
+    assert len(one_line_error(err)) == 1 and "union a_req" in err, err
+    assert reports(out) == before
