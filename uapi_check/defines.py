@@ -143,8 +143,10 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
             skipped.update({k.name: failed[k.name][1] for k in found
                             if k.name not in skipped and k.name in failed and failed[k.name][0] == k.text})
         candidates = [k for k in found if k.name not in skipped]
-        selfc = [k for k in candidates if constants.self_contained(k)]
-        candidates = [k for k in candidates if not constants.self_contained(k)]
+        selfc, rest = [], []
+        for k in candidates:
+            (selfc if constants.self_contained(k) else rest).append(k)
+        candidates = rest
         self_objs, self_kept, self_bad = _self_contained_objects(compiler, lang, rel_inc, out, selfc, full)
         skipped.update(self_bad)
         os.makedirs(os.path.dirname(cache), exist_ok=True)
