@@ -279,15 +279,13 @@ def step_constants(opts, compilers, trees, units, extra, progress):
 
     def twins(task):
         """What a task starts from: an after object from its before twin (the same expansions
-        keep their verdicts, so only new and changed macros are checked); a C++ object with
-        no before twin from its C twin (C's rejections are not checked again: g++ spends 140
-        ms on an error). So a commit's C and C++ after objects are made side by side."""
+        keep their verdicts, so only new and changed macros are checked), and a C++ object from
+        its C twin too (C's rejections are not checked again: g++ spends 140 ms on an error,
+        and a release's new macros bring dozens)."""
         name, lang, rev, _ = task
         before = name.replace("-after", "-before", 1) if rev == "after" else None
-        if before in names:
-            return before, None
         c_twin = "c-" + name.split("-", 1)[1] if lang == "cxx" else None
-        return None, c_twin if c_twin in names else None
+        return (before if before in names else None), (c_twin if c_twin in names else None)
 
     def deps(task):
         return [d for d in twins(task) if d]
@@ -298,7 +296,7 @@ def step_constants(opts, compilers, trees, units, extra, progress):
         return build_constants(compilers[lang], lang, trees.revisions[rev].include, opts.out, name, headers,
                                opts.full, result.get(c_twin), result.get(before))
 
-    # Each task starts as soon as the one it starts from is done: C before; then C after beside
+    # Each task starts as soon as those it starts from are done: C before; then C after beside
     # C++ before; then C++ after.
     pending = list(tasks)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
