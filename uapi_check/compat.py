@@ -224,7 +224,7 @@ def step_ioctls(compilers, units, incs, tool, out, arches, types):
              for a in arches}
     (obj64, kept64, _), (obj32, kept32, _) = built[arches[0].debian], built[arches[1].debian]
     try:
-        changes = ioctls.ioctl_number_changes(tool, obj64, obj32)
+        changes = ioctls.ioctl_number_changes(tool, obj64, obj32, compat=True)
     except ioctls.IoctlError as e:
         raise Fatal(str(e))
     by_name = {t.name: t for t in types}

@@ -283,15 +283,16 @@ def read_ioctl_numbers(tool: str, obj: str) -> dict[str, int]:
     return numbers
 
 
-def ioctl_number_changes(tool: str, old_obj: str, new_obj: str) -> dict[str, dict]:
+def ioctl_number_changes(tool: str, old_obj: str, new_obj: str, compat: bool = False) -> dict[str, dict]:
     """The ioctls whose number differs or that exist on one side only, from the tool's diff of
     two ioctl units: {name: {"old": number or None, "new": number or None, "severity": ...}}.
     The diff runs with --strict: request numbers have no evolution idioms, while the tool's
     sentinel rule would otherwise call a change "safe" when the name has a word like SIZE or
     COUNT and the number is one past the enumerator before it (KVM_GET_VCPU_MMAP_SIZE follows
-    KVM_CHECK_EXTENSION so: 7 such ioctls in 6.1, 10 in 6.12)."""
+    KVM_CHECK_EXTENSION so: 7 such ioctls in 6.1, 10 in 6.12). compat: the two objects are
+    one architecture's 64-bit and 32-bit ABIs (--compat; the tool refuses such a pair else)."""
     rc, out, err = _run([tool, "diff", old_obj, new_obj, "--strict", "--format=json",
-                         "--type", f"enum {ENUM_NAME}"])
+                         "--type", f"enum {ENUM_NAME}", *(["--compat"] if compat else [])])
     if rc not in (0, 1):
         raise IoctlError(f"{tool} diff {old_obj} {new_obj}: {err.strip() or f'exit {rc}'}")
     try:
