@@ -253,7 +253,7 @@ def step_constants(compilers, units, incs, tool, out, arches, jobs):
     built = parallel(jobs, lambda a: build_constants(compilers[a.debian], "c", incs[a.debian], out, names[a.debian],
                                                      list(units[a.debian].included), alone=True), arches)
     defines = [b["defines"] for b in built]
-    args = [tool, "diff", *defines, "--strict", "--format=json"]
+    args = [tool, "diff", *defines, "--strict", "--format=json", "--compat"]
     for a in arches:
         args += ["--headers", os.path.relpath(incs[a.debian], out)]
     rc, js, err = run(args, cwd=out)
