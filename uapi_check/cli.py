@@ -94,6 +94,9 @@ def parse_args(argv):
                         "(default for a series: its DIR/waivers, when there is one)")
     p.add_argument("--baseline", metavar="REPORT",
                    help="an earlier report.json: fail only on findings it does not have")
+    p.add_argument("--sarif-safe", action="store_true",
+                   help="report.sarif: also the findings that fail nothing (safe changes, and changes a "
+                        "check allows) as note results; by default it has the break and review ones")
     p.add_argument("--arch", default=DEFAULT_ARCH,
                    help=f"architecture, Debian's or the kernel's name (default amd64): {arch_names()}")
     p.add_argument("--compat", metavar="ARCH32",
@@ -143,7 +146,7 @@ def parse_args(argv):
                    baseline=os.path.abspath(a.baseline) if a.baseline else None,
                    arch=pair[0] if pair else arch, compat=pair[1] if pair else None,
                    git=os.path.abspath(a.git) if a.git else None, full=a.full, cflags=cflags,
-                   each=a.each_commit)
+                   each=a.each_commit, sarif_safe=a.sarif_safe)
 
 
 REPORTS = ("report.json", "report.txt", "report.sarif", "report.junit.xml", "report.html")
@@ -248,7 +251,7 @@ def run_check(opts, progress):
         report = check(opts, progress, started)
         write_atomic(os.path.join(opts.out, "report.json"), json.dumps(report.to_json(), indent=1) + "\n")
         write_atomic(os.path.join(opts.out, "report.txt"), render_text(report))
-        write_ci_reports(opts.out, report.comparisons, report.checks)
+        write_ci_reports(opts.out, report, opts.sarif_safe)
         write_atomic(os.path.join(opts.out, "report.html"), render_html(report))
         return report
 

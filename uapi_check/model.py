@@ -28,6 +28,7 @@ class Options:
     constants: bool = True              # step 3c, the #define constants (--no-constants: off)
     cflags: tuple = ()                  # --cflags: extra flags for every compile (in every key)
     each: Optional[str] = None          # --each-commit BASE..TIP
+    sarif_safe: bool = False            # --sarif-safe: report.sarif has the safe findings too
 
     @property
     def drift(self):
@@ -246,6 +247,7 @@ class Finding:
     tool_severity: Optional[str] = None     # the tool's: break, review, safe
     reasons: List[str] = field(default_factory=list)
     waiver: Optional[str] = None            # why it is waived or baselined
+    justification: Optional[str] = None     # the waiver's reason, or "in baseline" (SARIF, JUnit)
 
     def to_json(self):
         d = {"type": self.type, "kind": self.kind, "status": self.status, "file": self.file,
@@ -258,6 +260,8 @@ class Finding:
             d["reasons"] = self.reasons
         if self.waiver is not None:
             d["waiver"] = self.waiver
+        if self.justification is not None:
+            d["justification"] = self.justification
         return d
 
     @property
