@@ -121,10 +121,12 @@ def item_message(item):
 
 
 def location(item, smap, srcarch):
-    """A physical location code scanning can place: the item's file in the kernel tree, its line
-    when the tool gave one; for a generated header, the Kbuild file that generates it."""
+    """A physical location code scanning can place: the item's file in the (new) kernel tree, its
+    line when the tool gave one; for a generated header, or a file the new tree no longer has,
+    the Kbuild file (asm/) or usr/include/Makefile, which decide what headers_install installs."""
     removed = item.group is not None and item.group.status == "removed"
-    src = smap.source(item.file) if smap else None
+    src = smap.source(item.file, new_only=True) if smap else None
+    gone = smap.source(item.file) if smap and not src else None   # a file the new tree lost
     region = None
     if src:
         line = (smap.define_line(item.file, item.name.split(" ", 1)[1]) if item.kind == "ioctl"
@@ -136,6 +138,8 @@ def location(item, smap, srcarch):
     if region:
         phys["region"] = region
     loc = {"physicalLocation": phys}
+    if gone:
+        loc["message"] = {"text": f"{gone} is not in the new tree (removed or moved)"}
     if item.kind != "header":
         loc["logicalLocations"] = [{"fullyQualifiedName": item.name,
                                     "kind": "variable" if item.kind == "constant" else "type"}]

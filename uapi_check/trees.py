@@ -327,13 +327,16 @@ class SourceMap:
         self.srcarch = srcarch
         self.known = {}
 
-    def source(self, header):
+    def source(self, header, new_only=False):
+        """The file header was installed from, relative to the tree (new_only: only a file the
+        after side has, which is the tree code scanning looks at)."""
         if not header:
             return None
-        if header not in self.known:
-            self.known[header] = next((rel for rel in source_candidates(header, self.srcarch)
-                                       for rev in self.revisions if os.path.isfile(rev.file(rel))), None)
-        return self.known[header]
+        if (header, new_only) not in self.known:
+            revs = self.revisions[:1] if new_only else self.revisions
+            self.known[header, new_only] = next((rel for rel in source_candidates(header, self.srcarch)
+                                                 for rev in revs if os.path.isfile(rev.file(rel))), None)
+        return self.known[header, new_only]
 
     def line(self, header, installed_line, old=False):
         """The source line of an installed header's line (of the before side when old): make
