@@ -164,6 +164,8 @@ def problems(out, rc):
     if missing:
         return [f"missing: {', '.join(missing)}"]
     js = json.loads(read(paths["json"]))
+    if js.get("mode") == "compat":
+        return compat_problems(paths, js, rc)
     verdict = js["verdict"]
     if rc != (1 if verdict == "fail" else 0):
         found.append(f"exit status {rc}, report.json says {verdict}")
@@ -197,6 +199,29 @@ def problems(out, rc):
             found.append(f"{what}: {a}, report.txt's first screen (or the run) says {b}")
     if (fails > 0) != (verdict == "fail"):
         found.append(f"report.txt counts {fails} failing findings and the verdict is {verdict}")
+    return found
+
+
+def compat_problems(paths, js, rc):
+    """--compat is informational: exit 0; every difference (type, ioctl number, constant) is a
+    review item: a SARIF warning, a JUnit testcase that says review, none failing; report.txt
+    and report.html count the types as report.json lists them."""
+    found = [] if rc == 0 else [f"--compat: exit status {rc}"]
+    n = len(js["types"]) + len(js["ioctls"]) + len((js.get("constants") or {}).get("differ") or [])
+    sarif = json.loads(read(paths["sarif"]))
+    found += [f"sarif: {e}" for e in schema.errors(sarif_validator(), sarif)[:5]]
+    found += github_problems(sarif)
+    sar, p = sarif_counts(sarif)
+    jun, q = junit_counts(read(paths["junit.xml"]))
+    found += p + q
+    m = re.search(r"^Types whose layout differs: (\d+)$", read(paths["txt"]), re.M)
+    h = re.search(r"<h2>(\d+) types differ", read(paths["html"]))
+    for what, a, b in (("SARIF warnings", sar["review"], n), ("SARIF errors", sar["fails"], 0),
+                       ("JUnit review testcases", jun["review"], n), ("JUnit failures", jun["fails"], 0),
+                       ("report.txt types", int(m.group(1)) if m else None, len(js["types"])),
+                       ("report.html types", int(h.group(1)) if h else None, len(js["types"]))):
+        if a != b:
+            found.append(f"--compat: {what}: {a}, report.json says {b}")
     return found
 
 
