@@ -4,7 +4,7 @@
   ./uapi-check --old TREE --new TREE [--out DIR] [--fail-on=break|review]  (release drift)
   ./uapi-check --git DIR [--old REF] [--new REF] [--full]   (two revisions of a git tree)
   ./uapi-check --git DIR --each-commit BASE..TIP            (every commit of a series)
-  ... [--waivers FILE] [--baseline OLD/report.json]                 (for CI: waivers.py)
+  ... [--waivers FILE] [--baseline OLD/report.json] [--sarif-safe]    (for CI: waivers.py, ci.py)
 
 Steps (one module each):
   0. env.py:      what the run needs is installed (it installs nothing: scripts/install-deps does).
