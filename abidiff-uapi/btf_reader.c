@@ -435,6 +435,37 @@ static struct au_error *parse_fd(const char *path, int fd, struct btf *base, str
 	return NULL;
 }
 
+/* What each typedef of a tagged aggregate or of another typedef stands for
+ * (typedef struct foo foo_t), through qualifiers, so that a user may name
+ * the aggregate by it, as the DWARF reader records it. */
+static void note_typedefs(struct btf_reader *r, uint32_t first)
+{
+	for (uint32_t id = first; id < r->n; id++) {
+		const struct btf_type *t = btf__type_by_id(r->btf, id);
+		const char *name = btf_is_typedef(t) ? name_of(r, t->name_off) : NULL;
+		if (!name)
+			continue;
+		const struct btf_type *tt = NULL;
+		uint32_t tid = t->type;
+		for (int i = 0; i < 16 && tid && tid < r->n; i++) {
+			tt = btf__type_by_id(r->btf, tid);
+			if (!btf_is_mod(tt))
+				break;
+			tid = tt->type;
+		}
+		const char *tn = tt && tid && tid < r->n ? name_of(r, tt->name_off) : NULL;
+		if (!tn || btf_is_mod(tt))
+			continue;
+		const char *target = NULL;
+		if (btf_is_typedef(tt))
+			target = tn;
+		else if (btf_is_composite(tt) || btf_is_enum(tt) || btf_is_enum64(tt))
+			target = au_typekey_named(&r->model->arena, kind_prefix(tt), tn);
+		if (target)
+			au_layout_model_add_typedef(r->model, name, target);
+	}
+}
+
 struct au_error *au_btf_read_layouts_fd(const char *path, int fd, struct layout_model *model)
 {
 	return au_btf_read_layouts_split_fd(path, fd, NULL, model);
@@ -495,6 +526,8 @@ struct au_error *au_btf_read_layouts_split_fd(const char *path, int fd, const ch
 		    !name_of(&r, target->name_off))
 			r.anon_names[p->type] = au_typekey_ptr_typedef(&model->arena, name_of(&r, t->name_off));
 	}
+	note_typedefs(&r, first);
+	model->byte_order = btf__endianness(btf) == BTF_BIG_ENDIAN ? BYTE_ORDER_BIG : BYTE_ORDER_LITTLE;
 	/* Pass 2: every named definition, and every typedef of an anonymous
 	 * aggregate: BTF deduplication lets two typedefs share one anonymous
 	 * struct, and each name is a type of its own to a C programmer. The

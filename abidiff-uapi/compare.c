@@ -213,7 +213,23 @@ struct member_context {
 	const struct layout_type *old_type, *new_type;
 	struct flat_member *fo;
 	size_t no;
+	size_t start;   /* this type's first change in the comparer's buffer */
 };
+
+/* The length of the parent path of a member's path: "u.p" of "u.p.x", 0
+ * at the top. */
+static size_t parent_len(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	return dot ? (size_t)(dot - path) : 0;
+}
+
+/* Two members' paths lie in one named member (or both at the top). */
+static bool same_parent(const struct flat_member *a, const struct flat_member *b)
+{
+	size_t n = parent_len(a->name);
+	return n == parent_len(b->name) && strncmp(a->name, b->name, n) == 0;
+}
 
 /* The old members that [start, end) overlaps: none, only reserved ones, or
  * some that hold data. */
@@ -321,6 +337,26 @@ static void grade_member(struct comparer *c, const struct member_context *mc, st
 		ch->reasons |= (reason_set)1 << REASON_RETYPED;
 }
 
+/* A member added to a named member of anonymous type that grew only by
+ * it (export_dmabuf_fd gaining offset after its last member): how its
+ * parent's growth was judged, else NULL. */
+static const struct change *parent_growth(const struct comparer *c, const struct member_context *mc,
+					  const struct flat_member *n)
+{
+	size_t len = parent_len(n->name);
+	if (!len)
+		return NULL;
+	const reason_set growth = (reason_set)1 << REASON_PADDING_REUSE | (reason_set)1 << REASON_TAIL_GROWTH;
+	for (size_t i = mc->start; i < c->nbuf; i++) {
+		const struct change *p = &c->buf[i];
+		if (p->kind == CHANGE_MEMBER && p->what == DIFF_SIZE && (p->reasons & ~growth) == 0 &&
+		    strlen(p->old_member.name) == len && strncmp(p->old_member.name, n->name, len) == 0 &&
+		    n->bit_offset >= end_bit(&p->old_member))
+			return p;
+	}
+	return NULL;
+}
+
 /* Why a name only NEW has is there. */
 static void grade_added(struct comparer *c, const struct member_context *mc, struct change *ch,
 			const struct flat_member *overlap, const struct flat_member *overlap_old)
@@ -328,6 +364,11 @@ static void grade_added(struct comparer *c, const struct member_context *mc, str
 	const struct flat_member *n = &ch->new_member;
 	if (c->opts->strict) {
 		because(ch, overlap ? REASON_OVERLAP : REASON_MEMBER_ADDED);
+		return;
+	}
+	const struct change *grown = parent_growth(c, mc, n);
+	if (grown) {
+		ch->reasons = grown->reasons;
 		return;
 	}
 	uint64_t start = n->bit_offset, end = end_bit(n), old_end = 8 * mc->old_type->size;
@@ -414,7 +455,7 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 	}
 	free(keep_o);
 	free(keep_n);
-	struct member_context mc = { .old_type = o, .new_type = n, .fo = fo, .no = no };
+	struct member_context mc = { .old_type = o, .new_type = n, .fo = fo, .no = no, .start = c->nbuf };
 	bool *used = au_xmalloc((nn ? nn : 1) * sizeof(*used));
 	memset(used, 0, (nn ? nn : 1) * sizeof(*used));
 
@@ -477,17 +518,27 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 		for (size_t j = 0; j < no && !common; j++)
 			if (j != i && find_flat(&in, fo[j].name) && same_slot(c, &fo[i], 0, &fo[j], 0))
 				common = &fo[j];
-		if (common) {
+		/* A new name in its slot within the same struct or union is a
+		 * rename, even when another alternative of an enclosing union
+		 * shares the slot: export_dmabuf_fd.handle -> .addr is no alias
+		 * of alloc.mem_size going away. Else, with such a name left, an
+		 * alias went; else any new name in the slot is the rename. */
+		size_t k;
+		for (k = 0; k < nn; k++)
+			if (!used[k] && !find_flat(&io, fn[k].name) && same_parent(&fo[i], &fn[k]) &&
+			    same_slot(c, &fo[i], 0, &fn[k], 1))
+				break;
+		if (k == nn && common) {
 			struct change *ch = push(c, CHANGE_ALIAS_REMOVED, false,
 						 keyword ? REASON_CXX_KEYWORD : REASON_MEMBER_REMOVED);
 			ch->old_member = fo[i];
 			ch->other = common->name;
 			continue;
 		}
-		size_t k;
-		for (k = 0; k < nn; k++)
-			if (!used[k] && !find_flat(&io, fn[k].name) && same_slot(c, &fo[i], 0, &fn[k], 1))
-				break;
+		if (k == nn)
+			for (k = 0; k < nn; k++)
+				if (!used[k] && !find_flat(&io, fn[k].name) && same_slot(c, &fo[i], 0, &fn[k], 1))
+					break;
 		if (k < nn) {
 			used[k] = true;
 			struct change *ch = push(c, CHANGE_RENAMED, false,
@@ -508,12 +559,21 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 		if (used[k] || find_flat(&io, fn[k].name))
 			continue;
 		const struct flat_member *common = NULL, *overlap = NULL;
+		/* An alias is a second name beside the first, in the same
+		 * struct or union, or in a named member that is new itself
+		 * (__struct_group's copy of the members). A name added to a
+		 * member both sides have is that member's addition, whatever
+		 * other alternatives of an outer union hold at its place. */
+		size_t plen = parent_len(fn[k].name);
+		bool new_parent = plen && !find_flat(&io, au_arena_printf(&c->out->arena, "%.*s", (int)plen, fn[k].name));
 		for (size_t j = 0; j < nn && !common; j++) {
 			if (j == k || !find_flat(&io, fn[j].name))
 				continue;
-			if (same_slot(c, &fn[k], 1, &fn[j], 1))
+			bool slot = same_slot(c, &fn[k], 1, &fn[j], 1);
+			if (slot && (new_parent || same_parent(&fn[k], &fn[j])))
 				common = &fn[j];
-			else if (!overlap && fn[j].bit_offset == fn[k].bit_offset && au_member_bits(fn[j].member) &&
+			else if (!slot && !overlap && fn[j].container == fn[k].container &&
+				 fn[j].bit_offset == fn[k].bit_offset && au_member_bits(fn[j].member) &&
 				 occupies(&fn[j]))
 				overlap = &fn[j];
 		}

@@ -268,6 +268,8 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 	r.big_endian = facts.big_endian;
 	r.address_size = facts.address_size;
 	model->address_size = facts.address_size;
+	model->machine = facts.machine;
+	model->byte_order = facts.big_endian ? BYTE_ORDER_BIG : BYTE_ORDER_LITTLE;
 	Dwfl *dwfl = NULL;
 	Dwarf *dw = NULL, *own_dw = NULL;
 	err = open_dwarf(path, fd, &facts, &dwfl, &dw, &own_dw);

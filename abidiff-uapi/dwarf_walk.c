@@ -94,9 +94,33 @@ struct typedef_ctx {
 	const char *scope;
 };
 
+/* typedef struct foo foo_t (or typedef const bar_t baz_t): the model
+ * records what the name stands for, so that a user may name the aggregate
+ * by it. Qualifiers are looked through; pointers are not (foo_t * is no
+ * struct), and an anonymous aggregate is named by the typedef already. */
+static void note_typedef(struct reader *r, Dwarf_Die *td, const char *qual, const char *name)
+{
+	Dwarf_Die t;
+	if (!die_type(td, &t))
+		return;
+	int tag = dwarf_tag(&t);
+	for (int i = 0; i < 16 && (tag == DW_TAG_const_type || tag == DW_TAG_volatile_type ||
+				    tag == DW_TAG_restrict_type); i++) {
+		if (!die_type(&t, &t))
+			return;
+		tag = dwarf_tag(&t);
+	}
+	const char *tn = die_name(r, &t);
+	if (!tn || (tag != DW_TAG_typedef && !is_aggregate_tag(tag)))
+		return;
+	const char *target = tag == DW_TAG_typedef ? intern(r, tn)
+			     : au_typekey_named(&r->model->arena, aggregate_prefix(tag), tn);
+	au_layout_model_add_typedef(r->model, au_arena_concat3(&r->model->arena, qual, name, ""), target);
+}
+
 /* Pass 1: remember which anonymous aggregates a typedef names, directly or
- * through a pointer (typedef struct {...} *Ptr), and the namespace of every
- * aggregate in one. */
+ * through a pointer (typedef struct {...} *Ptr), what the other typedefs
+ * stand for, and the namespace of every aggregate in one. */
 static void visit_typedefs(struct reader *r, Dwarf_Die *child, int tag, const void *arg, int depth)
 {
 	const struct typedef_ctx *ctx = arg;
@@ -105,6 +129,8 @@ static void visit_typedefs(struct reader *r, Dwarf_Die *child, int tag, const vo
 		const char *name = die_name(r, child);
 		Dwarf_Die target;
 		bool ptr = false;
+		if (name)
+			note_typedef(r, child, qual, name);
 		if (name && die_type(child, &target) && dwarf_tag(&target) == DW_TAG_pointer_type &&
 		    die_type(&target, &target))
 			ptr = true;

@@ -115,6 +115,7 @@ struct au_error *check_elf(const char *path, int fd, struct input_facts *f)
 	} else {
 		f->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 		f->address_size = eh.e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+		f->machine = eh.e_machine;
 		err = check_sections(path, elf, shstrndx, (uint64_t)st.st_size, f);
 	}
 	elf_end(elf);

@@ -24,6 +24,7 @@ static inline bool in_file(uint64_t off, uint64_t size, uint64_t total)
 struct input_facts {
 	bool big_endian;
 	unsigned address_size;
+	unsigned machine;         /* e_machine */
 	bool has_debug_info;      /* .debug_info or .debug_types, also as .dwo */
 	bool has_lto;             /* .gnu.lto_* sections: GCC's LTO bytecode */
 	bool has_llvm_bitcode;

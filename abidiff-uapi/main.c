@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "btf_reader.h"
 #include "compare.h"
 #include "compat.h"
@@ -20,6 +21,7 @@
 #include "input.h"
 #include "model.h"
 #include "report.h"
+#include "show.h"
 
 #ifndef AU_VERSION
 #define AU_VERSION "0.0.0"
@@ -32,22 +34,30 @@ enum { MAX_HEADER_DIRS = 64 };
 static const char usage_text[] =
 	"Usage: abidiff-uapi dump FILE [OPTION]...\n"
 	"  or:  abidiff-uapi diff OLD NEW [OPTION]...\n"
+	"  or:  abidiff-uapi show TYPE FILE [FILE2] [OPTION]...\n"
+	"  or:  abidiff-uapi show --all FILE [FILE2] [OPTION]...\n"
 	"Read the DWARF (or BTF) of compiled objects and report type layouts.\n"
 	"\n"
 	"  dump   the layout of every struct, union, enum and typedef'd anonymous\n"
 	"         aggregate in FILE: sizes, member offsets, bitfields, holes, padding\n"
 	"  diff   compare the layouts in OLD and NEW, pairing types by name; exit 0\n"
 	"         when compatible, 1 when incompatible\n"
+	"  show   one struct, union or enum as pahole shows it, every member of an\n"
+	"         anonymous type expanded by its dotted path (io.port) at its absolute\n"
+	"         offset; with FILE2, both layouts side by side, rows that differ\n"
+	"         marked ('|' differs, '<' only in FILE, '>' only in FILE2). TYPE:\n"
+	"         \"struct foo\", \"union bar\", a bare tag (foo) or a typedef name\n"
 	"\n"
 	"Options:\n"
 	"      --format=text|json|sarif|junit  output format (default text); sarif\n"
 	"                          (SARIF 2.1.0) and junit (JUnit XML) are for diff\n"
-	"      --type=NAME         only this type (\"struct foo\", \"enum bar\", a typedef\n"
-	"                          name); may be repeated\n"
+	"      --type=NAME         only this type (\"struct foo\", \"union bar\", a bare tag\n"
+	"                          foo, a typedef name); may be repeated\n"
 	"      --headers=DIR       only types declared in a file under DIR; file names\n"
 	"                          are then shown relative to DIR; may be repeated\n"
 	"                          (BTF has no files: with --btf it narrows the DWARF\n"
 	"                          side, and types pair by name)\n"
+	"      --all               show: every struct and union, instead of TYPE\n"
 	"      --common-only       diff: compare only types present on both sides\n"
 	"      --strict            diff: OLD and NEW must have one ABI (C against C++,\n"
 	"                          a series that changes no layout): the kernel's\n"
@@ -55,7 +65,9 @@ static const char usage_text[] =
 	"                          to use, tail growth, pad renames) count as breaks\n"
 	"      --compat            diff: OLD and NEW are one revision built for a 64-bit\n"
 	"                          ABI and for its 32-bit one (x86_64 and i386, arm64\n"
-	"                          and arm): every finding gets its causes (long-width,\n"
+	"                          and arm; without it, objects of two machines,\n"
+	"                          classes or byte orders are refused): every finding\n"
+	"                          gets its causes (long-width,\n"
 	"                          pointer-width, size_t-width, time-width, align8,\n"
 	"                          arch-ifdef, member-type, other); implies --strict\n"
 	"      --fail-on=break|review  diff: the severity that makes the verdict\n"
@@ -77,13 +89,20 @@ static const char usage_text[] =
 	"      --help              display this help and exit\n"
 	"      --version           output version information and exit\n"
 	"\n"
-	"Exit status: 0 compatible (or dump written), 1 incompatible, 2 usage error\n"
-	"or unreadable input (a one-line reason naming the file goes to stderr).\n";
+	"A filter (--type, --headers, --common-only) that selects nothing from\n"
+	"types that are there is an error.\n"
+	"\n"
+	"Exit status: 0 compatible (or dump or show written), 1 incompatible, 2 usage\n"
+	"error or unreadable input (a one-line reason naming the file goes to stderr).\n";
 
 struct options {
 	const char *command;
-	const char *files[2];
+	const char *operands[3];
+	int noperands;
+	const char *files[2];     /* the objects among the operands */
 	int nfiles;
+	const char *show_type;    /* show's TYPE operand (NULL with --all) */
+	bool all;
 	enum format format;
 	const char *types[64];
 	int ntypes;
@@ -114,12 +133,13 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_FORMAT = 256, OPT_TYPE, OPT_HEADERS, OPT_COMMON, OPT_BTF, OPT_HELP, OPT_VERSION, OPT_STRICT,
-	       OPT_FAIL_ON, OPT_ALT, OPT_BTF_BASE, OPT_COMPAT };
+	       OPT_FAIL_ON, OPT_ALT, OPT_BTF_BASE, OPT_COMPAT, OPT_ALL };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "type", required_argument, NULL, OPT_TYPE },
 		{ "headers", required_argument, NULL, OPT_HEADERS },
 		{ "common-only", no_argument, NULL, OPT_COMMON },
+		{ "all", no_argument, NULL, OPT_ALL },
 		{ "btf", no_argument, NULL, OPT_BTF },
 		{ "btf-base", required_argument, NULL, OPT_BTF_BASE },
 		{ "strict", no_argument, NULL, OPT_STRICT },
@@ -159,6 +179,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_COMMON:
 			o->common_only = true;
+			break;
+		case OPT_ALL:
+			o->all = true;
 			break;
 		case OPT_BTF:
 			o->btf = true;
@@ -200,8 +223,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	for (; optind < argc; optind++) {
 		if (!o->command)
 			o->command = argv[optind];
-		else if (o->nfiles < 2)
-			o->files[o->nfiles++] = argv[optind];
+		else if (o->noperands < 3)
+			o->operands[o->noperands++] = argv[optind];
 		else
 			return usage_error("extra operand '%s'", argv[optind]);
 	}
@@ -227,19 +250,6 @@ static const char *under_headers(const struct options *o, const char *file)
 	return NULL;
 }
 
-static bool keep_type(const struct layout_type *t, void *arg)
-{
-	const struct options *o = arg;
-	if (o->ntypes) {
-		bool found = false;
-		for (int i = 0; i < o->ntypes && !found; i++)
-			found = strcmp(o->types[i], t->name) == 0;
-		if (!found)
-			return false;
-	}
-	return !o->nheaders || under_headers(o, t->file);
-}
-
 /* With --headers, file names are shown relative to the directory they lie in. */
 static void relative_files(const struct options *o, struct layout_model *m)
 {
@@ -250,13 +260,100 @@ static void relative_files(const struct options *o, struct layout_model *m)
 	}
 }
 
-static bool keep_named(const struct layout_type *t, void *arg)
+static bool keep_under_headers(const struct layout_type *t, void *arg)
 {
-	const struct options *o = arg;
-	for (int i = 0; i < o->ntypes; i++)
-		if (strcmp(o->types[i], t->name) == 0)
-			return true;
-	return false;
+	return under_headers(arg, t->file) != NULL;
+}
+
+static bool keep_in_set(const struct layout_type *t, void *arg)
+{
+	return au_strmap_get(arg, t->name) != NULL;
+}
+
+/* The models a filter may select from: those with types (and, for
+ * --headers, with declaring files: BTF records none). */
+struct inputs {
+	struct layout_model *m;
+	int n;
+	bool btf[2];
+};
+
+/* "a.o" or "a.o or b.o": where a filter found nothing. */
+static void name_inputs(char *buf, size_t len, const struct inputs *in, bool dwarf_only)
+{
+	buf[0] = 0;
+	for (int k = 0, j = 0; k < in->n; k++)
+		if (!(dwarf_only && in->btf[k]) && in->m[k].ntypes) {
+			size_t used = strlen(buf);
+			snprintf(buf + used, len - used, "%s%s", j++ ? " or " : "", in->m[k].path);
+		}
+}
+
+/* --headers DIR...: directories under which no type of a non-empty (DWARF)
+ * input is declared are a mistake (a path the objects do not record), not
+ * an empty answer. The directories are one filter together: uapi-check
+ * names both sides' include directories for every comparison, and each
+ * object lies under one of them. */
+static int select_headers(const struct options *o, struct inputs *in)
+{
+	bool any = false, found = false;
+	for (int k = 0; k < in->n && !found; k++) {
+		if (in->btf[k])
+			continue;
+		any = any || in->m[k].ntypes;
+		for (size_t t = 0; t < in->m[k].ntypes && !found; t++)
+			found = under_headers(o, in->m[k].types[t]->file) != NULL;
+	}
+	if (o->nheaders && any && !found) {
+		char where[PATH_MAX * 2 + 8];
+		name_inputs(where, sizeof(where), in, true);
+		fprintf(stderr, "abidiff-uapi: --headers %s%s: no type of %s is declared in a file under %s\n",
+			o->header_dirs[0], o->nheaders > 1 ? " ..." : "", where, o->nheaders > 1 ? "them" : "it");
+		return EXIT_TROUBLE;
+	}
+	for (int k = 0; k < in->n && o->nheaders; k++)
+		if (!in->btf[k]) {
+			au_layout_model_filter(&in->m[k], keep_under_headers, (void *)o);
+			relative_files(o, &in->m[k]);
+		}
+	return 0;
+}
+
+/* --type NAME, each: the type the name means on any input (struct kvm_run
+ * for kvm_run, what a typedef names), or exit 2 naming it. */
+static int select_types(const struct options *o, struct inputs *in)
+{
+	struct strmap keep;
+	au_strmap_init(&keep);
+	int rc = 0;
+	for (int i = 0; i < o->ntypes && !rc; i++) {
+		bool any = false, found = false;
+		for (int k = 0; k < in->n; k++) {
+			const struct layout_type *t = au_layout_model_resolve(&in->m[k], o->types[i]);
+			any = any || in->m[k].ntypes;
+			if (t) {
+				au_strmap_put(&keep, t->name, (void *)t->name);
+				found = true;
+			}
+		}
+		if (any && !found) {
+			char where[PATH_MAX * 2 + 8], hint[256] = "";
+			name_inputs(where, sizeof(where), in, false);
+			const char *bare = strchr(o->types[i], ' ');
+			for (int k = 0; k < in->n && bare && !hint[0]; k++) {
+				const struct layout_type *t = au_layout_model_resolve(&in->m[k], bare + 1);
+				if (t)
+					snprintf(hint, sizeof(hint), " (there is %s)", t->name);
+			}
+			fprintf(stderr, "abidiff-uapi: --type '%s': no such type in %s%s%s\n", o->types[i], where,
+				o->nheaders ? " under --headers" : "", hint);
+			rc = EXIT_TROUBLE;
+		}
+	}
+	for (int k = 0; k < in->n && !rc && o->ntypes; k++)
+		au_layout_model_filter(&in->m[k], keep_in_set, &keep);
+	au_strmap_deinit(&keep);
+	return rc;
 }
 
 /* Raw BTF starts with its magic, 0xeB9F, in the file's byte order; an ELF
@@ -269,7 +366,8 @@ static bool is_raw_btf(int fd)
 
 /* Each input is opened once (without blocking, regular files only), its
  * kind told by its first bytes, and the reader given that descriptor. */
-static struct au_error *load(const char *path, bool btf, const struct options *o, struct layout_model *m)
+static struct au_error *load(const char *path, bool btf, const struct options *o, struct layout_model *m,
+			       bool *is_btf)
 {
 	au_layout_model_init(m, path);
 	struct au_error *err = NULL;
@@ -277,17 +375,12 @@ static struct au_error *load(const char *path, bool btf, const struct options *o
 	if (fd < 0)
 		return err;
 	btf = btf || is_raw_btf(fd);
+	*is_btf = btf;
 	/* --btf-base applies to OLD (or dump's FILE), the side --btf names. */
 	const char *base = path == o->files[0] ? o->btf_base : NULL;
 	err = btf ? au_btf_read_layouts_split_fd(path, fd, base, m) : au_dwarf_read_layouts_fd(path, fd, m, &o->dwarf);
 	if (err)
 		return err;
-	/* BTF records no declaring files: --headers narrows the DWARF side, and
-	 * pairing by name does the rest. */
-	if (o->ntypes || (o->nheaders && !btf))
-		au_layout_model_filter(m, btf ? keep_named : keep_type, (void *)o);
-	if (o->nheaders && !btf)
-		relative_files(o, m);
 	au_layout_model_sort(m);
 	return NULL;
 }
@@ -385,11 +478,193 @@ static bool compat_inputs_ok(const struct options *o, const struct layout_model 
 	return true;
 }
 
-/* The one out-of-memory policy (xmem.h), as this program applies it. */
+/* diff compares layouts of one ABI: two machines, two byte orders, or a
+ * 64-bit object against a 32-bit one (unless --compat asks for exactly
+ * that) would report every long and pointer as a change, or nothing at all
+ * where the sizes happen to agree. */
+static bool same_abi(const struct options *o, const struct layout_model *m)
+{
+	enum abi_match match = au_abi_match(&m[0], &m[1]);
+	if (match == ABI_SAME || (match == ABI_OTHER_CLASS && o->compat))
+		return true;
+	char a[96], b[96];
+	au_abi_describe(&m[0], a, sizeof(a));
+	au_abi_describe(&m[1], b, sizeof(b));
+	fprintf(stderr, "abidiff-uapi: %s (%s) and %s (%s): %s\n", o->files[0], a, o->files[1], b,
+		match == ABI_OTHER_CLASS ? "a 64-bit and a 32-bit object of one architecture: use --compat to "
+					   "compare an ABI with its 32-bit compat ABI"
+		: match == ABI_OTHER_BYTE_ORDER ? "objects of different byte orders; diff compares one ABI's layouts"
+						: "objects of different machines; diff compares one ABI's layouts");
+	return false;
+}
+
+/* The out-of-memory policy (xmem.h), as this program applies it. */
 static void out_of_memory(void)
 {
 	fputs("abidiff-uapi: out of memory\n", stderr);
 	exit(EXIT_TROUBLE);
+}
+
+/* The command and its operands, and the options that go with it. */
+static int check_command(struct options *o)
+{
+	if (!o->command)
+		return usage_error("missing command (dump, diff or show)");
+	bool diff = strcmp(o->command, "diff") == 0, show = strcmp(o->command, "show") == 0;
+	if (!diff && !show && strcmp(o->command, "dump") != 0)
+		return usage_error("unknown command '%s' (dump, diff or show)", o->command);
+	int first = show && !o->all ? 1 : 0;
+	if (show && !o->all && o->noperands > 0)
+		o->show_type = o->operands[0];
+	o->nfiles = o->noperands - first;
+	for (int i = 0; i < o->nfiles && i < 2; i++)
+		o->files[i] = o->operands[first + i];
+	if (show && (o->nfiles < 1 || o->nfiles > 2))
+		return usage_error("%s", o->all ? "show --all needs one FILE or two" : "show needs TYPE and one FILE or two");
+	if (!show && o->nfiles != (diff ? 2 : 1))
+		return usage_error("%s", diff ? "diff needs two files, OLD and NEW" : "dump needs one FILE");
+	if (o->all && !show)
+		return usage_error("--all applies to show only");
+	if (show && o->ntypes)
+		return usage_error("show takes its TYPE as an operand, not --type");
+	if (o->common_only && !diff)
+		return usage_error("--common-only applies to diff only");
+	if (!diff && (o->format == FORMAT_SARIF || o->format == FORMAT_JUNIT))
+		return usage_error("--format=sarif and --format=junit apply to diff only");
+	if ((o->strict || o->fail_on) && !diff)
+		return usage_error("--strict and --fail-on apply to diff only");
+	if (o->compat && (!diff || o->format == FORMAT_SARIF || o->format == FORMAT_JUNIT))
+		return usage_error("--compat applies to diff, in text or json");
+	if (o->btf_base && !o->btf)
+		return usage_error("--btf-base needs --btf (the split BTF is OLD, or dump's FILE)");
+	return -1;
+}
+
+/* show: TYPE (or every struct and union) in one or two objects. */
+static int run_show(const struct options *o, const struct layout_model *m, FILE *out)
+{
+	struct arena a;
+	au_arena_init(&a);
+	const char *b_path = o->nfiles > 1 ? o->files[1] : NULL;
+	if (o->format == FORMAT_JSON)
+		au_report_show_json_begin(out, o->files[0], b_path);
+	struct strmap seen;   /* --all: names shown, each once */
+	au_strmap_init(&seen);
+	bool first = true;
+	for (int k = 0; k < o->nfiles; k++) {
+		for (size_t i = 0; i < (o->all ? m[k].ntypes : 1); i++) {
+			const struct layout_type *t = o->all ? m[k].types[i] : NULL;
+			if (t && (t->kind == LAYOUT_ENUM || t->kind == LAYOUT_CONSTANT || au_strmap_get(&seen, t->name)))
+				continue;
+			const char *name = t ? t->name : o->show_type;
+			struct show_layout l[2];
+			for (int s = 0; s < o->nfiles; s++)
+				au_show_layout(t ? au_layout_model_find(&m[s], name) : au_layout_model_resolve(&m[s], name),
+					       &a, &l[s]);
+			if (t)
+				au_strmap_put(&seen, t->name, (void *)t->name);
+			if (o->format == FORMAT_JSON)
+				au_report_show_json_type(out, l[0].type ? l[0].type->name : l[1].type->name, &l[0],
+							 b_path ? &l[1] : NULL, first);
+			else
+				au_report_show_text(out, &l[0], b_path ? &l[1] : NULL, o->files[0], b_path);
+			first = false;
+			au_arena_reset(&a);
+		}
+		if (!o->all)
+			break;
+	}
+	if (o->format == FORMAT_JSON)
+		au_report_show_json_end(out);
+	au_strmap_deinit(&seen);
+	au_arena_deinit(&a);
+	return EXIT_COMPATIBLE;
+}
+
+/* show TYPE: the type must be in one of the objects, as the user named it. */
+static bool show_type_found(const struct options *o, const struct layout_model *m)
+{
+	if (!o->show_type)
+		return true;
+	for (int k = 0; k < o->nfiles; k++) {
+		const struct layout_type *t = au_layout_model_resolve(&m[k], o->show_type);
+		if (t && t->kind == LAYOUT_CONSTANT) {
+			fprintf(stderr, "abidiff-uapi: show: '%s' is a constant; show shows a struct, union or enum\n",
+				o->show_type);
+			return false;
+		}
+		if (t)
+			return true;
+	}
+	const char *bare = strchr(o->show_type, ' ');
+	char hint[256] = "";
+	for (int k = 0; k < o->nfiles && bare && !hint[0]; k++) {
+		const struct layout_type *t = au_layout_model_resolve(&m[k], bare + 1);
+		if (t)
+			snprintf(hint, sizeof(hint), " (there is %s)", t->name);
+	}
+	fprintf(stderr, "abidiff-uapi: show: no type '%s' in %s%s%s%s%s\n", o->show_type, o->files[0],
+		o->nfiles > 1 ? " or " : "", o->nfiles > 1 ? o->files[1] : "", o->nheaders ? " under --headers" : "",
+		hint);
+	return false;
+}
+
+static int run_diff(const struct options *o, struct layout_model *m, struct sink *sink)
+{
+	struct compare_options copts = { .common_only = o->common_only, .strict = o->strict || o->compat,
+					 .fail_on = o->fail_on ? o->fail_on : SEVERITY_BREAK };
+	struct comparison cmp;
+	au_compare_models(&m[0], &m[1], &copts, &cmp);
+	size_t compared = cmp.counts[STATUS_UNCHANGED] + cmp.counts[STATUS_ALIASED] + cmp.counts[STATUS_EXTENDED] +
+			  cmp.counts[STATUS_RENAMED] + cmp.counts[STATUS_CHANGED];
+	if (o->common_only && !compared && m[0].ntypes && m[1].ntypes) {
+		fprintf(stderr, "abidiff-uapi: --common-only: %s and %s have no type in common\n", o->files[0],
+			o->files[1]);
+		au_comparison_deinit(&cmp);
+		return EXIT_TROUBLE;
+	}
+	if (o->compat)
+		au_compat_classify(&cmp, &m[0], &m[1]);
+	int rc = sink_open(o, sink);
+	if (rc) {
+		au_comparison_deinit(&cmp);
+		return rc;
+	}
+	errno = 0;
+	if (o->format == FORMAT_JSON)
+		au_report_diff_json(sink->f, &cmp, o->files[0], o->files[1]);
+	else if (o->format == FORMAT_SARIF)
+		au_report_diff_sarif(sink->f, &cmp, o->files[0], o->files[1]);
+	else if (o->format == FORMAT_JUNIT)
+		au_report_diff_junit(sink->f, &cmp, &m[0], &m[1], o->files[0], o->files[1]);
+	else
+		au_report_diff_text(sink->f, &cmp, o->files[0], o->files[1]);
+	rc = cmp.incompatible ? EXIT_INCOMPATIBLE : EXIT_COMPATIBLE;
+	au_comparison_deinit(&cmp);
+	int src = sink_close(o, sink);
+	return src ? src : rc;
+}
+
+/* Every input read, whole, before any filter or check: a filter that
+ * selects nothing is told apart from an input that has nothing. */
+static int load_all(struct options *o, struct layout_model *models, int *loaded, struct inputs *in)
+{
+	struct au_error *err = NULL;
+	for (; *loaded < o->nfiles && !err; (*loaded)++)
+		err = load(o->files[*loaded], o->btf && *loaded == 0, o, &models[*loaded], &in->btf[*loaded]);
+	if (err) {
+		/* Names in a message may come from a corrupt file: keep it one line. */
+		for (char *p = err->message; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
+		fprintf(stderr, "abidiff-uapi: %s\n", err->message);
+		au_error_destroy(err);
+		return EXIT_TROUBLE;
+	}
+	in->m = models;
+	in->n = o->nfiles;
+	int rc = select_headers(o, in);
+	return rc ? rc : select_types(o, in);
 }
 
 int main(int argc, char **argv)
@@ -397,25 +672,9 @@ int main(int argc, char **argv)
 	au_set_out_of_memory_handler(out_of_memory);
 	struct options o = { 0 };
 	int rc = parse_options(argc, argv, &o);
-	if (rc >= 0)
+	if (rc >= 0 || (rc = check_command(&o)) >= 0)
 		return rc;
-	if (!o.command)
-		return usage_error("missing command (dump or diff)");
-	bool diff = strcmp(o.command, "diff") == 0;
-	if (!diff && strcmp(o.command, "dump") != 0)
-		return usage_error("unknown command '%s' (dump or diff)", o.command);
-	if (o.nfiles != (diff ? 2 : 1))
-		return usage_error("%s", diff ? "diff needs two files, OLD and NEW" : "dump needs one FILE");
-	if (o.common_only && !diff)
-		return usage_error("--common-only applies to diff only");
-	if (!diff && (o.format == FORMAT_SARIF || o.format == FORMAT_JUNIT))
-		return usage_error("--format=sarif and --format=junit apply to diff only");
-	if ((o.strict || o.fail_on) && !diff)
-		return usage_error("--strict and --fail-on apply to diff only");
-	if (o.compat && (!diff || o.format == FORMAT_SARIF || o.format == FORMAT_JUNIT))
-		return usage_error("--compat applies to diff, in text or json");
-	if (o.btf_base && !o.btf)
-		return usage_error("--btf-base needs --btf (the split BTF is OLD, or dump's FILE)");
+	bool diff = strcmp(o.command, "diff") == 0, show = strcmp(o.command, "show") == 0;
 	for (int i = 0; i < o.nheaders; i++) {
 		o.header_real[i] = realpath(o.header_dirs[i], NULL);
 		if (!o.header_real[i]) {
@@ -426,55 +685,32 @@ int main(int argc, char **argv)
 	}
 
 	struct layout_model models[2];
+	struct inputs in = { 0 };
 	int loaded = 0;
-	struct au_error *err = NULL;
-	for (; loaded < o.nfiles && !err; loaded++)
-		err = load(o.files[loaded], o.btf && loaded == 0, &o, &models[loaded]);
-	if (err) {
-		/* Names in a message may come from a corrupt file: keep it one line. */
-		for (char *p = err->message; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				*p = '?';
-		fprintf(stderr, "abidiff-uapi: %s\n", err->message);
-		au_error_destroy(err);
-		rc = EXIT_TROUBLE;
+	rc = load_all(&o, models, &loaded, &in);
+	if (rc)
 		goto out;
-	}
-
-	if (o.compat && !compat_inputs_ok(&o, models)) {
+	if ((diff && !same_abi(&o, models)) || (o.compat && !compat_inputs_ok(&o, models)) ||
+	    (show && !show_type_found(&o, models))) {
 		rc = EXIT_TROUBLE;
 		goto out;
 	}
 
 	struct sink sink;
+	if (diff) {
+		rc = run_diff(&o, models, &sink);
+		goto out;
+	}
 	rc = sink_open(&o, &sink);
 	if (rc)
 		goto out;
 	errno = 0;
-	if (diff) {
-		struct compare_options copts = { .common_only = o.common_only, .strict = o.strict || o.compat,
-						 .fail_on = o.fail_on ? o.fail_on : SEVERITY_BREAK };
-		struct comparison cmp;
-		au_compare_models(&models[0], &models[1], &copts, &cmp);
-		if (o.compat)
-			au_compat_classify(&cmp, &models[0], &models[1]);
-		if (o.format == FORMAT_JSON)
-			au_report_diff_json(sink.f, &cmp, o.files[0], o.files[1]);
-		else if (o.format == FORMAT_SARIF)
-			au_report_diff_sarif(sink.f, &cmp, o.files[0], o.files[1]);
-		else if (o.format == FORMAT_JUNIT)
-			au_report_diff_junit(sink.f, &cmp, &models[0], &models[1], o.files[0], o.files[1]);
-		else
-			au_report_diff_text(sink.f, &cmp, o.files[0], o.files[1]);
-		rc = cmp.incompatible ? EXIT_INCOMPATIBLE : EXIT_COMPATIBLE;
-		au_comparison_deinit(&cmp);
-	} else {
-		if (o.format == FORMAT_JSON)
-			au_report_dump_json(sink.f, &models[0]);
-		else
-			au_report_dump_text(sink.f, &models[0]);
-		rc = EXIT_COMPATIBLE;
-	}
+	if (show)
+		rc = run_show(&o, models, sink.f);
+	else if (o.format == FORMAT_JSON)
+		au_report_dump_json(sink.f, &models[0]);
+	else
+		au_report_dump_text(sink.f, &models[0]);
 	int src = sink_close(&o, &sink);
 	if (src)
 		rc = src;

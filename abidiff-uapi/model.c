@@ -10,6 +10,7 @@ void au_layout_model_init(struct layout_model *m, const char *path)
 	memset(m, 0, sizeof(*m));
 	au_arena_init(&m->arena);
 	au_strmap_init(&m->by_name);
+	au_strmap_init(&m->typedefs);
 	m->path = au_arena_strdup(&m->arena, path);
 }
 
@@ -17,6 +18,7 @@ void au_layout_model_deinit(struct layout_model *m)
 {
 	free(m->types);
 	au_strmap_deinit(&m->by_name);
+	au_strmap_deinit(&m->typedefs);
 	au_arena_deinit(&m->arena);
 }
 
@@ -64,6 +66,35 @@ const struct layout_member_type *au_member_type_new(struct arena *a, const char 
 struct layout_type *au_layout_model_find(const struct layout_model *m, const char *name)
 {
 	return au_strmap_get(&m->by_name, name);
+}
+
+void au_layout_model_add_typedef(struct layout_model *m, const char *name, const char *target)
+{
+	if (!au_strmap_get(&m->typedefs, name))
+		au_strmap_put(&m->typedefs, name, (void *)target);
+}
+
+struct layout_type *au_layout_model_resolve(const struct layout_model *m, const char *name)
+{
+	static const char *const tags[] = { "struct ", "union ", "enum " };
+	/* typedef A B; typedef B C; ...: a chain, bounded because a corrupt
+	 * file may make it a cycle. */
+	for (int hops = 0; name && hops < 64; hops++) {
+		struct layout_type *t = au_layout_model_find(m, name);
+		if (t)
+			return t;
+		/* A bare tag: C keeps struct, union and enum tags in one
+		 * namespace, so at most one of them exists. */
+		for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]) && !strchr(name, ' '); i++) {
+			char *full = au_xasprintf("%s%s", tags[i], name);
+			t = au_layout_model_find(m, full);
+			free(full);
+			if (t)
+				return t;
+		}
+		name = au_strmap_get(&m->typedefs, name);
+	}
+	return NULL;
 }
 
 static int cmp_type(const void *a, const void *b)

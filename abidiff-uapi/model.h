@@ -157,16 +157,30 @@ enum layout_lang { LANG_UNKNOWN, LANG_C, LANG_CXX, LANG_OTHER };
  * s8 or u8 (au_typekey_equal_char). */
 enum char_signedness { CHAR_SIGN_UNKNOWN, CHAR_SIGN_SIGNED, CHAR_SIGN_UNSIGNED, CHAR_SIGN_MIXED };
 
+/* The byte order of the object a model was read from (raw BTF says it by
+ * its magic number too). */
+enum layout_byte_order { BYTE_ORDER_UNKNOWN, BYTE_ORDER_LITTLE, BYTE_ORDER_BIG };
+
 struct layout_model {
 	struct arena arena;
 	const char *path;         /* where it was read from, for messages */
 	enum layout_lang lang;    /* the source language of its first unit (BTF: unknown) */
 	unsigned address_size;    /* bytes of a pointer (ELF class: 4 or 8), 0 if unknown (BTF) */
 	enum char_signedness char_signedness;   /* plain char's sign, where the reader knows it */
+	/* The ELF machine (e_machine) the object was built for, 0 if unknown
+	 * (raw BTF); with address_size and byte_order it tells two objects of
+	 * different ABIs apart before their layouts are compared. */
+	unsigned machine;
+	enum layout_byte_order byte_order;
 	size_t ntypes;
 	size_t capacity;
 	struct layout_type **types;   /* named types, in the order read */
 	struct strmap by_name;        /* name -> struct layout_type * */
+	/* typedef NAME -> the name of the type it stands for, when that is a
+	 * struct, union or enum with a tag ("struct foo") or another typedef
+	 * (its name): a typedef of an anonymous aggregate is that type's own
+	 * name already. Names live in the arena; first definition wins. */
+	struct strmap typedefs;
 };
 
 void au_layout_model_init(struct layout_model *m, const char *path);
@@ -178,6 +192,14 @@ bool au_layout_model_add(struct layout_model *m, struct layout_type *t);
 void au_layout_model_append(struct layout_model *m, struct layout_type *t);
 void au_layout_model_reindex(struct layout_model *m);
 struct layout_type *au_layout_model_find(const struct layout_model *m, const char *name);
+/* Records that typedef name stands for target (both in the model's arena). */
+void au_layout_model_add_typedef(struct layout_model *m, const char *name, const char *target);
+/* The type a user means by name, as they would write it: the model's own
+ * name ("struct kvm_run", "union bpf_attr", "enum foo", a typedef'd
+ * anonymous aggregate's name, "#define FOO"), a bare tag ("kvm_run": the
+ * struct, union or enum of that tag), or a typedef name, followed through
+ * typedefs to the aggregate it names. NULL when nothing matches. */
+struct layout_type *au_layout_model_resolve(const struct layout_model *m, const char *name);
 /* A member type record in arena a (the readers make one per type they meet);
  * layout: the type's anonymous struct or union layout (an enum's is
  * dropped), or NULL. */

@@ -3,6 +3,7 @@
 #ifndef AU_REPORT_H
 #define AU_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "compare.h"
@@ -29,6 +30,20 @@ void au_report_json_string(FILE *out, const char *s);
 void au_report_constant_text(FILE *out, const struct layout_constant *k);
 /* A constant's value in JSON: "value":N,"unsigned":B or "string":"..." */
 void au_report_constant_json(FILE *out, const struct layout_constant *k);
+
+/* show (report_show.c): one type's expanded layout (b NULL), or two side
+ * by side with the differing rows marked; a type missing from a side has
+ * an empty layout there. JSON: begin, one call per type, end. */
+struct show_layout;
+void au_report_show_text(FILE *out, const struct show_layout *a, const struct show_layout *b, const char *a_path,
+			 const char *b_path);
+void au_report_show_json_begin(FILE *out, const char *a_path, const char *b_path);
+void au_report_show_json_type(FILE *out, const char *name, const struct show_layout *a, const struct show_layout *b,
+			      bool first);
+void au_report_show_json_end(FILE *out);
+/* dump's "expanded": show's member rows of t (every named member, through
+ * named members of anonymous type by dotted path), as a JSON array. */
+void au_report_show_expanded_json(FILE *out, const struct layout_type *t);
 
 /* One type's layout as dump's text shows it; malloc'd (caller frees). */
 char *au_report_type_text(const struct layout_type *t);

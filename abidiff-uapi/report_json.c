@@ -140,7 +140,10 @@ static void type_json(FILE *out, const struct layout_type *t)
 		fprintf(out, "%s{\"bit_offset\":%" PRIu64 ",\"bit_size\":%" PRIu64 "}", i ? "," : "",
 			gaps[i].bit_offset, gaps[i].bit_size);
 	free(gaps);
-	fprintf(out, "],\"padding_bits\":%" PRIu64 "}", padding);
+	fprintf(out, "],\"padding_bits\":%" PRIu64, padding);
+	fputs(",\"expanded\":", out);
+	au_report_show_expanded_json(out, t);
+	fputc('}', out);
 }
 
 void au_report_dump_json(FILE *out, const struct layout_model *m)

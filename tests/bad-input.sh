@@ -8,8 +8,14 @@ ROOT_FIXTURES=$(cd "$(dirname "$0")/.." && pwd)/fixtures/corrupt
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-printf 'struct s { int a; long b; };\n' > s.c
+printf 'struct s { int a; long b; };\ntypedef struct s s_t;\nunion u { int i; float f; };\n' > s.c
 gcc -g -fno-eliminate-unused-debug-types -c s.c -o good.o
+printf 'struct other { int z; };\n' > other.c
+gcc -g -fno-eliminate-unused-debug-types -c other.c -o other.o
+gcc -m32 -g -fno-eliminate-unused-debug-types -c s.c -o i386.o
+clang --target=aarch64-linux-gnu -g -fno-eliminate-unused-debug-types -c s.c -o arm64.o
+clang --target=s390x-linux-gnu -g -fno-eliminate-unused-debug-types -c s.c -o s390x.o
+clang --target=aarch64_be-linux-gnu -g -fno-eliminate-unused-debug-types -c s.c -o arm64be.o
 : > empty.o
 printf 'this is not an object\n' > text.o
 head -c 4096 /dev/urandom > random.o
@@ -74,6 +80,47 @@ else
 	fail=$((fail + 1)); echo "FAIL dump FILE --form json"
 fi
 check "missing --headers dir" "nodir: No such file" dump good.o --headers nodir
+usage "show without a file" "show needs TYPE and one FILE or two" show 'struct s'
+usage "show --type" "show takes its TYPE as an operand" show s good.o --type s
+# A filter that selects nothing from a non-empty model is a mistake, named, never an empty answer.
+mkdir -p hdrs
+check "--type that selects nothing (dump)" "--type 'struct no_such_type': no such type in good.o" dump good.o --type 'struct no_such_type'
+check "--type that selects nothing (diff)" "--type 'nope': no such type in good.o or good.o" diff good.o good.o --type nope
+check "--type struct for a union" "--type 'struct u': no such type in good.o (there is union u)" dump good.o --type 'struct u'
+check "--headers that selects nothing" "--headers hdrs: no type of good.o is declared in a file under it" dump good.o --headers hdrs
+# Several --headers are one filter: uapi-check names both sides' include directories for every comparison.
+if "$tool" dump good.o --headers hdrs --headers . | grep -q '^struct s {'; then
+	pass=$((pass + 1)); echo "ok   --headers: an empty directory beside one that selects"
+else
+	fail=$((fail + 1)); echo "FAIL --headers: an empty directory beside one that selects"
+fi
+check "several --headers that select nothing" "--headers hdrs ...: no type of good.o is declared in a file under them" dump good.o --headers hdrs --headers hdrs
+check "--common-only that selects nothing" "--common-only: good.o and other.o have no type in common" diff good.o other.o --common-only
+check "show of a missing type" "show: no type 'struct nope' in good.o" show 'struct nope' good.o
+check "show of a union as a struct" "show: no type 'struct u' in good.o or good.o (there is union u)" show 'struct u' good.o good.o
+# ... and what the name forms select: a bare tag, a union, a typedef of a tagged struct.
+for form in s 'struct s' s_t 'union u' u; do
+	rc=0
+	"$tool" dump good.o --type "$form" > out.txt 2> err.txt || rc=$?
+	if [ "$rc" = 0 ] && [ ! -s err.txt ] && [ "$(grep -c '^struct \|^union ' out.txt)" = 1 ]; then
+		pass=$((pass + 1)); echo "ok   dump --type '$form': $(grep '^struct \|^union ' out.txt)"
+	else
+		fail=$((fail + 1)); echo "FAIL dump --type '$form': exit $rc, $(grep -c '^struct \|^union ' out.txt) types"
+	fi
+done
+# diff compares one ABI: objects of two machines, classes or byte orders are refused, naming both.
+check "diff of x86-64 and AArch64" "good.o (x86-64, 64-bit, little-endian) and arm64.o (AArch64, 64-bit, little-endian): objects of different machines" diff good.o arm64.o
+check "diff of little- and big-endian" "good.o (x86-64, 64-bit, little-endian) and s390x.o (S/390, 64-bit, big-endian): objects of different machines" diff good.o s390x.o
+check "diff of x86-64 and i386" "a 64-bit and a 32-bit object of one architecture: use --compat" diff good.o i386.o
+check "diff --compat of x86-64 and AArch64" "objects of different machines" diff good.o arm64.o --compat
+check "diff of AArch64 little- and big-endian" "arm64.o (AArch64, 64-bit, little-endian) and arm64be.o (AArch64, 64-bit, big-endian): objects of different byte orders" diff arm64.o arm64be.o
+rc=0
+"$tool" diff good.o i386.o --compat > /dev/null || rc=$?
+if [ "$rc" = 1 ] && "$tool" show s good.o arm64.o > /dev/null; then
+	pass=$((pass + 1)); echo "ok   diff --compat of x86-64 and i386, show of two machines"
+else
+	fail=$((fail + 1)); echo "FAIL diff --compat of x86-64 and i386, or show of two machines"
+fi
 # Inputs that once crashed a reader (found by fuzzing): read, or rejected cleanly. Every input the
 # README lists must be there: a regression input that was never committed tests nothing.
 listed=$(grep -oE '^\| `[^`]+\.(o|btf)`' "$ROOT_FIXTURES/README.md" | tr -d '|` ' | sort)

@@ -14,6 +14,12 @@ the verdict. Independently of our DWARF reading, the sizes and member offsets
 that `dump` reports are compiled back into static assertions with sizeof and
 offsetof, in the language of each side, so the compiler itself confirms them.
 
+Show cases (fixtures/show/*): a.h, optionally b.h (else a.h again), and case.conf with TYPES (the
+names to show, separated by ';'), A_LANG, B_LANG, A_FLAGS, B_FLAGS. With only A_* keys, `show TYPE
+a.o` per name; else `show TYPE a.o b.o`, side by side. The text and JSON outputs of all names, in
+order, must equal expected.txt and expected.json with gcc and with clang, and every offset and size
+of every member row (dotted paths too) is compiled back into static assertions for each side.
+
 Usage: fixtures.py [--update] [--only CASE] ABIDIFF_UAPI_BINARY
 """
 import concurrent.futures
@@ -26,6 +32,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = os.path.join(ROOT, "fixtures", "cases")
+SHOW_CASES = os.path.join(ROOT, "fixtures", "show")
 
 # variant -> (C compiler argv, C++ compiler argv, link mode)
 VARIANTS = {
@@ -195,6 +202,84 @@ def run_case(tool, name, update):
     return failures, checks
 
 
+def show_asserts(view, side, lang):
+    """_Static_assert lines for one side of show's JSON view: offsetof(T, a.b) and sizeof of each
+    member row that has a path and is no bitfield; the type's own size."""
+    info = view["sides"][side]
+    if info is None:
+        return []
+    tname = info["name"]
+    out = ["SA(sizeof(%s) == %d);" % (tname, info["size"])] if not info.get("anonymous") else []
+    for r in view["rows"]:
+        r = r if "row" in r else r["ab"[side]]
+        if not r or r["row"] != "member" or not r["path"] or "bit_size" in r:
+            continue
+        out.append("SA(offsetof(%s, %s) == %d);" % (tname, r["path"], r["offset"]))
+        if not r.get("flexible"):
+            out.append("SA(sizeof(((%s *)0)->%s) == %d);" % (tname, r["path"], r["size"]))
+    return out
+
+
+def run_show_case(tool, name, update):
+    case = os.path.join(SHOW_CASES, name)
+    conf = {"A_LANG": "c", "B_LANG": None, "A_FLAGS": "", "B_FLAGS": None, "TYPES": ""}
+    for line in open(os.path.join(case, "case.conf")):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            k, _, v = line.partition("=")
+            conf[k.strip()] = v.strip()
+    two = conf["B_LANG"] is not None or conf["B_FLAGS"] is not None or os.path.exists(os.path.join(case, "b.h"))
+    sides = [("a", conf["A_LANG"], conf["A_FLAGS"])]
+    if two:
+        sides.append(("b", conf["B_LANG"] or conf["A_LANG"], conf["B_FLAGS"] if conf["B_FLAGS"] is not None else conf["A_FLAGS"]))
+    types = [t.strip() for t in conf["TYPES"].split(";") if t.strip()]
+    failures, checks = [], 0
+    for variant in ("gcc", "clang"):
+        work = tempfile.mkdtemp(prefix="au-show-")
+        try:
+            objs = []
+            for side, lang, flags in sides:
+                header = side + ".h" if os.path.exists(os.path.join(case, side + ".h")) else "a.h"
+                shutil.copy(os.path.join(case, header), work)
+                compile_side(variant, lang, header, flags, os.path.join(work, side + ".o"), work)
+                objs.append(side + ".o")
+            txt, js, asserts = "", "", {s[0]: [] for s in sides}
+            for t in types:
+                args = ["show", t] + objs + ["--headers", work]
+                txt += "== show %s\n" % t + run_tool(tool, args, work)[1]
+                out = run_tool(tool, args + ["--format=json"], work)[1]
+                js += out
+                view = json.loads(out)["types"][0]
+                for i, (side, _, _) in enumerate(sides):
+                    asserts[side] += show_asserts(view, i, sides[i][1])
+            if update and variant == "gcc":
+                open(os.path.join(case, "expected.txt"), "w").write(txt)
+                open(os.path.join(case, "expected.json"), "w").write(js)
+            for got, fname in ((txt, "expected.txt"), (js, "expected.json")):
+                path = os.path.join(case, fname)
+                want = open(path).read() if os.path.exists(path) else None
+                if got != want:
+                    failures.append("%s: output differs from %s:\n--- expected\n%s--- got\n%s" % (
+                        variant, os.path.relpath(path, ROOT), want, got))
+            for side, lang, flags in sides:
+                header = side + ".h" if os.path.exists(os.path.join(case, side + ".h")) else "a.h"
+                src = os.path.join(work, "check-%s%s" % (side, ".cc" if lang == "c++" else ".c"))
+                with open(src, "w") as f:
+                    f.write('#include <stddef.h>\n#include "%s"\n' % header)
+                    f.write("#define SA(x) static_assert(x, #x)\n" if lang == "c++" else "#define SA(x) _Static_assert(x, #x)\n")
+                    f.write("\n".join(sorted(set(asserts[side]))) + "\n")
+                cc = VARIANTS[variant][1 if lang == "c++" else 0][0]
+                p = subprocess.run([cc, "-fsyntax-only"] + flags.split() + [src], cwd=work, capture_output=True, text=True)
+                if p.returncode != 0:
+                    failures.append("%s: show's offsets disagree with the compiler (%s):\n%s" % (variant, side, p.stderr[:2000]))
+                checks += len(set(asserts[side]))
+        except (subprocess.CalledProcessError, AssertionError, ValueError) as e:
+            failures.append("%s: %s" % (variant, e))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return failures, checks
+
+
 def main():
     args = sys.argv[1:]
     update = "--update" in args
@@ -207,13 +292,15 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     tool = os.path.abspath(args[0])
-    names = sorted(os.listdir(CASES)) if not only else [only]
+    names = [n for n in sorted(os.listdir(CASES)) if not only or n == only]
+    names += ["show/" + n for n in sorted(os.listdir(SHOW_CASES)) if not only or "show/" + n == only]
     passed = failed = checks = 0
     # Cases are independent (each variant has its own scratch directory): run them on every core, and
     # print their results in order. --update writes expected files, so it runs one case at a time.
     jobs = 1 if update else int(os.environ.get("FIXTURES_JOBS") or os.cpu_count() or 1)
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = pool.map(lambda name: run_case(tool, name, update), names)
+        results = pool.map(lambda name: run_show_case(tool, name[5:], update) if name.startswith("show/")
+                           else run_case(tool, name, update), names)
         for i, (name, (failures, n)) in enumerate(zip(names, results), 1):
             checks += n
             if failures:
@@ -226,6 +313,9 @@ def main():
                 print("[%d/%d] ok   %s (%d sizeof/offsetof checks)" % (i, len(names), name, n))
             sys.stdout.flush()
     print("fixtures: %d cases, %d compiler-confirmed sizes and offsets" % (len(names), checks))
+    if not names:
+        print("fixtures: no case matched")
+        return 1
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -45,11 +45,13 @@ print(c.__file__, c.INSTALLED, c.TOOL, e.INSTALL_DEPS, sep='\n')")
 [ "$(echo "$where" | sed -n 2p)" = True ] || bad "config.INSTALLED is not True"
 [ "$(echo "$where" | sed -n 3p)" = "$root/bin/abidiff-uapi" ] || bad "tool is $(echo "$where" | sed -n 3p)"
 [ "$(echo "$where" | sed -n 4p)" = "$root/share/abidiff-uapi/scripts/install-deps" ] || bad "install-deps is $(echo "$where" | sed -n 4p)"
-# A run that cannot start names the installed install-deps' groups and exits 2.
+# A run that cannot start says why in one line and exits 2, leaving no output folder: a kernel
+# version the project does not know (it has no series and no install-deps group for it).
 rc=0
 out=$(cd "$dest" && env -u ABIDIFF_UAPI_TOOL "$root/bin/uapi-check" --kernel 0.0 --out "$dest/out" 2>&1) || rc=$?
 [ "$rc" = 2 ] || bad "uapi-check --kernel 0.0: exit $rc, not 2: $out"
-echo "$out" | grep -q "missing packages: linux-source-0.0" || bad "uapi-check --kernel 0.0 said: $out"
+echo "$out" | grep -q "error: --kernel 0.0: not a version this project knows (6.1, 6.12)" || bad "uapi-check --kernel 0.0 said: $out"
+[ ! -e "$dest/out" ] || bad "uapi-check --kernel 0.0 left $dest/out behind"
 # bash completion: both commands complete.
 comp=$(bash -c ". '$root/share/bash-completion/completions/uapi-check'; complete -p uapi-check abidiff-uapi") || bad "completion does not load"
 echo "$comp" | grep -q "_uapi_check uapi-check" || bad "no completion for uapi-check"

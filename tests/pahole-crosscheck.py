@@ -1,9 +1,16 @@
 #!/usr/bin/env python3
-"""Cross-check abidiff-uapi's dump of whole-UAPI objects against pahole
-(dwarves), an independent DWARF reader: every named struct and union that
-both list must have the same size, and every member that pahole prints
-(members of anonymous structs and unions included, at absolute offsets) the
-same bit offset and, for bitfields, the same width.
+"""Cross-check abidiff-uapi's dump and show of whole-UAPI objects against
+pahole (dwarves), an independent DWARF reader, run once per object:
+
+- dump: every named struct and union that both list must have the same
+  size, and every member that pahole prints (members of anonymous structs
+  and unions included, at absolute offsets) the same bit offset and, for
+  bitfields, the same width;
+- show (`show --all --format=json`, one run per object): every member pahole
+  prints, also inside named members of anonymous type under its dotted path
+  (kvm_run's io.port, as pahole -C kvm_run prints it), and every such named
+  member itself, must be a row of show with the same absolute bit offset and
+  the same size (bitfields: the same width too), and each type the same size.
 
 Usage: pahole-crosscheck.py ABIDIFF_UAPI OBJECT...
 Prints per object what was compared; exits 1 on any disagreement, or if the
@@ -17,7 +24,24 @@ import sys
 HEAD = re.compile(r"^(struct|union) (\w+) \{$")
 SIZE = re.compile(r"/\* size: (\d+),")
 MEMBER = re.compile(r"^\t+(?P<decl>.*?);\s*/\*\s*(?P<off>\d+)(?::\s*(?P<bit>\d+))?\s+(?P<size>\d+)\s*\*/$")
-NAME = re.compile(r"(?:\(\s*\*\s*(\w+)\s*\)|(\w+))\s*(?:\[[^\]]*\])*\s*(?::\s*(\d+))?\s*$")
+BITS = re.compile(r":\s*(\d+)$")
+DIMS = re.compile(r"(?:\[[^\]]*\]\s*)+$")
+
+
+def declarator_name(decl):
+    """(name, bit width or None) of "type name[4][2]" or "type name:3", read from its end with
+    anchored matches: a regex searched over the whole line costs seconds per object."""
+    decl = decl.rstrip()
+    bits = BITS.search(decl)
+    if bits:
+        decl = decl[:bits.start()].rstrip()
+    dims = DIMS.search(decl) if decl.endswith("]") else None
+    if dims:
+        decl = decl[:dims.start()].rstrip()
+    i = len(decl)
+    while i > 0 and (decl[i - 1].isalnum() or decl[i - 1] == "_"):
+        i -= 1
+    return (decl[i:] or None), (bits.group(1) if bits else None)
 
 
 OPEN = re.compile(r"^\t+(struct|union)\s*(\w+\s*)?\{$")
@@ -34,19 +58,21 @@ def parse_member(line):
     if fn:
         name, bits = fn.group(1), None
     else:
-        n = NAME.search(decl)
-        if not n:
+        name, bits = declarator_name(decl)
+        if not name:
             return None
-        name, bits = n.group(2), n.group(3)
     off = int(m.group("off")) * 8 + int(m.group("bit") or 0)
     return name, (off, int(bits) if bits else None)
 
 
-def pahole_types(obj):
+def run_pahole(obj):
+    return subprocess.run(["pahole", obj], capture_output=True, text=True, check=True).stdout
+
+
+def pahole_types(out):
     """Named members reachable by name, as C sees them: members of anonymous
     struct/union members are lifted into their parent; the inside of a named
     member's anonymous type (union {...} u;) is not."""
-    out = subprocess.run(["pahole", obj], capture_output=True, text=True, check=True).stdout
     types, cur, stack = {}, None, []
     for line in out.splitlines():
         m = HEAD.match(line)
@@ -91,6 +117,112 @@ def pahole_types(obj):
     return types
 
 
+ATTR = re.compile(r"\s*__attribute__\(\((?:[^()]|\([^()]*\))*\)\)")
+COMMENT = re.compile(r"/\*\s*(?P<off>\d+)(?::\s*(?P<bit>\d+))?\s+(?P<size>\d+)\s*\*/\s*$")
+
+
+def pahole_paths(out):
+    """{type: {"size": N, "paths": {path: (bit_offset, size, bits)}}}: every member pahole prints,
+    by the path C code reaches it with: through anonymous members as if they were not there,
+    through a named member of anonymous type (struct {...} io;) as io.port. The inside of an
+    array of anonymous structs (} arr[4];) is left out: C reaches it through an index."""
+    types, cur = {}, None
+    for line in out.splitlines():
+        m = HEAD.match(line)
+        if m:
+            name = "%s %s" % (m.group(1), m.group(2))
+            cur = {"size": None, "paths": {}}
+            frames = [{}]
+            if name not in types:  # a duplicate: parse, keep the first
+                types[name] = cur
+            continue
+        if cur is None:
+            continue
+        if line == "};":
+            cur = None
+            continue
+        m = SIZE.search(line)
+        if m and len(frames) == 1 and line.lstrip().startswith("/* size:"):
+            cur["size"] = int(m.group(1))
+            continue
+        clean = ATTR.sub("", line)
+        if OPEN.match(clean):
+            frames.append({})
+            continue
+        c = CLOSE.match(clean)
+        if c and len(frames) > 1:
+            inner = frames.pop()
+            cm = COMMENT.search(clean)
+            if not cm:
+                continue  # g++ nests type definitions: printed as blocks, no member
+            if not c.group("name"):
+                for k, v in inner.items():
+                    frames[-1].setdefault(k, v)
+                continue
+            # pahole 1.24 sizes a member of empty struct type by its members, 0, where the DWARF
+            # (and sizeof in C++) says 1; the hole it prints after it is 1 byte too long. Only its
+            # place is compared then.
+            size = None if not inner and int(cm.group("size")) == 0 else int(cm.group("size"))
+            frames[-1].setdefault(c.group("name"), (int(cm.group("off")) * 8, size, None))
+            if not c.group("dims"):
+                for k, v in inner.items():
+                    frames[-1].setdefault(c.group("name") + "." + k, v)
+            continue
+        mm = parse_member(clean)
+        cm = COMMENT.search(clean)
+        if mm and cm:
+            name, (off, bits) = mm
+            frames[-1].setdefault(name, (off, int(cm.group("size")), bits))
+        if len(frames) == 1:
+            cur["paths"] = frames[0]
+    return types
+
+
+def show_paths(tool, obj):
+    """The same from show --all: {type: {"size": N, "paths": {path: (bit_offset, size, bits)}}}."""
+    out = subprocess.run([tool, "show", "--all", "--format=json", obj], capture_output=True, text=True,
+                         check=True).stdout
+    types = {}
+    for t in json.loads(out)["types"]:
+        if not t["name"].startswith(("struct ", "union ")):
+            continue  # a typedef'd anonymous aggregate: pahole prints no such name
+        side = t["sides"][0]
+        paths = {}
+        for r in t["rows"]:
+            if r["row"] == "member" and r["path"]:
+                paths.setdefault(r["path"], (r["bit_offset"], r["size"], r.get("bit_size")))
+        types[t["name"]] = {"size": side["size"], "paths": paths}
+    return types
+
+
+def check_show(tool, obj, pahole_out):
+    theirs, ours = pahole_paths(pahole_out), show_paths(tool, obj)
+    common = sorted(set(theirs) & set(ours))
+    problems, rows = [], 0
+    for name in common:
+        a, b = theirs[name], ours[name]
+        if a["size"] is not None and a["size"] != b["size"]:
+            problems.append("show %s: size pahole %s, show %s" % (name, a["size"], b["size"]))
+        for path, (off, size, bits) in a["paths"].items():
+            rows += 1
+            got = b["paths"].get(path)
+            if got is None:
+                problems.append("show %s: no row %s (pahole: bit %d, size %s)" % (name, path, off, size))
+            elif got[0] != off or (size is not None and got[1] != size) or (bits is not None and got[2] != bits):
+                problems.append("show %s.%s: pahole bit %d size %s%s, show bit %d size %d%s" % (
+                    name, path, off, size, ":%d" % bits if bits else "", got[0], got[1],
+                    ":%s" % got[2] if got[2] else ""))
+    dotted = sum(1 for n in common for p in theirs[n]["paths"] if "." in p)
+    if len(set(theirs) ^ set(ours)) > 0.01 * max(len(theirs), 1):
+        problems.append("show: type sets differ: %d only in pahole, %d only in show" % (
+            len(set(theirs) - set(ours)), len(set(ours) - set(theirs))))
+    print("%s: show: %d structs/unions, %d rows compared (%d by dotted path), %d disagreements" % (
+        obj, len(common), rows, dotted, len(problems)))
+    for p in problems[:40]:
+        print("    " + p)
+    return not problems and len(common) > 0 and rows > 0
+
+
 def our_types(tool, obj):
     out = subprocess.run([tool, "dump", "--format=json", obj], capture_output=True, text=True, check=True).stdout
     types = {}
@@ -112,7 +244,8 @@ def our_types(tool, obj):
 
 
 def check(tool, obj):
-    theirs, ours = pahole_types(obj), our_types(tool, obj)
+    pahole_out = run_pahole(obj)
+    theirs, ours = pahole_types(pahole_out), our_types(tool, obj)
     common = sorted(set(theirs) & set(ours))
     problems = []
     members = 0
@@ -137,7 +270,8 @@ def check(tool, obj):
         obj, len(common), len(theirs), len(ours), members, len(problems)))
     for p in problems[:40]:
         print("    " + p)
-    return not problems and len(common) > 0
+    shown = check_show(tool, obj, pahole_out)
+    return not problems and len(common) > 0 and shown
 
 
 def main():

@@ -1,6 +1,8 @@
 #!/bin/bash
 # pahole-uapi.sh: dump of whole-UAPI objects (all headers of a kernel in one unit, C and C++,
-# before and after the series) must agree with pahole on every struct's size and member offsets.
+# before and after the series) must agree with pahole on every struct's size and member offsets, and
+# show --all on every struct's and union's expanded members (io.port), offsets and sizes; one pahole
+# run per object serves both.
 # The objects come from the pipeline (./uapi-check), run into a scratch directory.
 # Usage: tests/pahole-uapi.sh ABIDIFF_UAPI [KERNEL...]   (default kernels: 6.1 6.12)
 set -eu
@@ -20,7 +22,8 @@ for k in $kernels; do
 		status=1
 		continue
 	fi
-	# The units' objects; obj/*.defines.o hold the #define constants (step 3c), no layouts.
+	# The units' objects; obj/*.defines.o (and the .a archives) hold the #define constants
+	# (step 3c), no layouts.
 	objs=()
 	for o in "$out"/obj/*.o; do
 		case "$o" in *.defines.o) ;; *) objs+=("$o") ;; esac

@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """schema: validate the tool's JSON, SARIF and JUnit output.
 
-JSON against the JSON Schemas in abidiff-uapi/schema/ (dump, diff, and the subset of SARIF 2.1.0 the
-tool writes, written from the specification); JUnit XML with Python's xml.etree, where the failing
+JSON against the JSON Schemas in abidiff-uapi/schema/ (dump, diff, show, and the subset of SARIF 2.1.0
+the tool writes, written from the specification); JUnit XML with Python's xml.etree, where the failing
 testcases must be exactly the types the JSON report grades as failing.
 
 Every fixture's expected diff reports (which tests/fixtures.py checks byte for byte against the
 tool), fresh diffs of those fixtures in strict and review modes, and dump reports of each fixture's
-objects, built here with gcc and g++, must validate; a few damaged copies must not, so the check
+objects, built here with gcc and g++, and show's views of them (each object, and both side by side),
+must validate; a few damaged copies must not, so the check
 can fail. Uses Debian's python3-jsonschema (scripts/install-deps test).
 
 Usage: tests/schema.py ABIDIFF_UAPI_BINARY
@@ -29,7 +30,8 @@ SCHEMAS = os.path.join(ROOT, "abidiff-uapi", "schema")
 
 def validators():
     store = {}
-    names = {"dump": "dump.schema.json", "diff": "diff.schema.json", "sarif-subset": "sarif-subset.schema.json",
+    names = {"dump": "dump.schema.json", "diff": "diff.schema.json", "show": "show.schema.json",
+             "sarif-subset": "sarif-subset.schema.json",
              "sarif": "sarif-schema-2.1.0.json"}    # the last: OASIS's own (draft 4: "id")
     for name in names.values():
         with open(os.path.join(SCHEMAS, name)) as f:
@@ -144,11 +146,16 @@ def main():
                 objs.append(obj)
                 out = subprocess.run([tool, "dump", "--format=json", obj], capture_output=True, text=True, check=True)
                 check("dump of %s" % os.path.relpath(header, ROOT), "dump", json.loads(out.stdout))
+            for view in ([objs[0]], [objs[1]], objs):
+                out = subprocess.run([tool, "show", "--all", "--format=json", *view], capture_output=True, text=True,
+                                     check=True)
+                check("show --all of %s" % " ".join(os.path.basename(o) for o in view), "show", json.loads(out.stdout))
+            # The headers the objects were built from: their declaring files lie in the case.
             for extra in ([], ["--strict"], ["--fail-on=review"], ["--common-only"]):
                 what = "diff %s of %s" % (" ".join(extra), os.path.basename(case))
                 reports = {}
                 for fmt in ("json", "sarif", "junit"):
-                    out = subprocess.run([tool, "diff", *objs, "--headers", work, "--format=" + fmt, *extra],
+                    out = subprocess.run([tool, "diff", *objs, "--headers", case, "--format=" + fmt, *extra],
                                          capture_output=True, text=True)
                     if out.returncode not in (0, 1):
                         raise SystemExit("schema: %s diff %s: exit %d: %s" % (case, extra, out.returncode, out.stderr))
@@ -178,6 +185,27 @@ def main():
     d = copy.deepcopy(good); d["types"][0]["changes"][0].pop("old", None); damaged.append(("member change without old", d))
     for what, doc in damaged:
         check("damaged diff (%s)" % what, "diff", doc, valid=False)
+    good_show = {"tool": "abidiff-uapi", "version": "0", "command": "show", "objects": ["a.o", "b.o"], "types": [
+        {"name": "struct s", "differs": ["size"],
+         "sides": [{"name": "struct s", "kind": "struct", "file": None, "line": 1, "size": 8, "members": 1, "holes": 0,
+                    "hole_bits": 0, "padding_bits": 0},
+                   {"name": "struct s", "kind": "struct", "file": None, "line": 1, "size": 4, "members": 1, "holes": 0,
+                    "hole_bits": 0, "padding_bits": 0}],
+         "rows": [{"mark": "differs", "what": ["size", "type"],
+                   "a": {"row": "member", "depth": 1, "path": "x", "offset": 0, "bit_offset": 0, "size": 8,
+                         "type": "long", "key": "s64"},
+                   "b": {"row": "member", "depth": 1, "path": "x", "offset": 0, "bit_offset": 0, "size": 4,
+                         "type": "long", "key": "s32"}}]}]}
+    check("hand-made show", "show", good_show)
+    damaged = []
+    d = copy.deepcopy(good_show); d["types"][0]["rows"][0]["mark"] = "moved"; damaged.append(("unknown mark", d))
+    d = copy.deepcopy(good_show); del d["types"][0]["rows"][0]["what"]; damaged.append(("differs without what", d))
+    d = copy.deepcopy(good_show); d["types"][0]["rows"][0]["mark"] = "only_a"; del d["types"][0]["rows"][0]["what"]
+    damaged.append(("only_a with a b row", d))
+    d = copy.deepcopy(good_show); del d["types"][0]["rows"][0]["a"]["path"]; damaged.append(("member without path", d))
+    d = copy.deepcopy(good_show); d["objects"] = ["a.o"]; damaged.append(("one object, paired rows", d))
+    for what, doc in damaged:
+        check("damaged show (%s)" % what, "show", doc, valid=False)
     sarif = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "abidiff-uapi"}},
                                            "results": [{"message": {"text": "x"}, "level": "fatal"}]}]}
     check("damaged sarif (unknown level)", "sarif-subset", sarif, valid=False)

@@ -162,14 +162,36 @@ def sarif_result(item, rules, smap, srcarch):
     return res
 
 
+def source_map(report):
+    """The report's SourceMap (kept on it: locate() fills it while the trees exist), or None."""
+    smap = getattr(report, "source_map", None)
+    trees = getattr(report, "trees", None)
+    if smap is None and trees and getattr(trees, "revisions", None):
+        arch = getattr(report, "arch", None)
+        smap = SourceMap(trees.revisions, arch.srcarch if arch else "x86")
+        try:
+            report.source_map = smap
+        except AttributeError:
+            pass
+    return smap
+
+
+def locate(report):
+    """Resolve every item's location now, while the run's trees exist (a series' patched copy
+    is removed before the reports are written); render_sarif reads them from the map's memory."""
+    smap = source_map(report)
+    arch = getattr(report, "arch", None)
+    for item in items(report):
+        location(item, smap, arch.srcarch if arch else "x86")
+
+
 def render_sarif(report, reasons, its=None, safe=False):
     """The SARIF log of a report (a dict); reasons: tool_rules()."""
     its = items(report) if its is None else its
     rules = Rules(reasons, report.checks)
-    trees = getattr(report, "trees", None)
     arch = getattr(report, "arch", None)
     srcarch = arch.srcarch if arch else "x86"
-    smap = SourceMap(trees.revisions, srcarch) if trees and getattr(trees, "revisions", None) else None
+    smap = source_map(report)
     shown = [i for i in its if safe or i.outcome != NOTE]
     n = tally(its)
     run = {"tool": {"driver": {"name": "uapi-check", "rules": rules.to_json()}},

@@ -26,10 +26,15 @@ Steps (one module each):
                   report.sarif and report.junit.xml; html.py: report.html.
 
 Exit status: 0 every check holds, 1 a check fails, 2 cannot run (missing package,
-patch that does not apply, missing compiler, tool error).
+patch that does not apply, missing compiler, bad input or option), or an internal error (an
+exception in the driver, a program killed by a signal, a sanitizer report): one line naming a log
+with the detail (internal_error). Never 1 for anything but a check that fails.
+Overlapping runs: a run holds a lock on its --out (out_lock); shared caches are written by
+content key and atomic rename only (util.publish_dir, util.write_atomic).
 Environment: CC and CXX name the compilers (default gcc and g++).
 """
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -37,13 +42,15 @@ import re
 import shlex
 import shutil
 import sys
+import tempfile
 import time
+import traceback
 
 from .arch import DEFAULT as DEFAULT_ARCH, compat_pair, lookup as lookup_arch, names as arch_names
-from .ci import write_ci_reports
+from .ci import locate, write_ci_reports
 from .compat import run_compat
 from .compat_report import terminal_summary as compat_summary, write_reports as write_compat_reports
-from .config import OUT, ROOT, add_flags
+from .config import KNOWN_KERNELS, OUT, ROOT, add_flags
 from .env import check_environment, ensure_tool
 from .git import Repo, describe as describe_git
 from .defines import step_constants
@@ -56,16 +63,21 @@ from .requests import step_requests
 from .render import render_text, size_differences, summary_rows, terminal_summary
 from .trees import header_changes, step_trees
 from .units import step_extra_units, step_units
-from .util import Fatal, Progress, write_atomic
+from .util import Fatal, InternalError, Progress, file_lock, write_atomic
 from .waivers import apply as apply_waivers, load_baseline, load_waivers
 
 
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog="uapi-check",
-        description="Check a kernel's UAPI layouts before and after a patch series, in C and C++ "
-                    "(exit 0 pass, 1 a check fails, 2 cannot run).")
-    p.add_argument("--kernel", default="6.1", help="Debian linux-source version (default 6.1)")
+        description="Check a kernel's UAPI layouts before and after a patch series, in C and C++.",
+        epilog="Exit status: 0 every check holds; 1 a check fails; 2 the run cannot be made (bad "
+               "input or option, a missing package) or an internal error (an exception in the "
+               "driver, a program killed by a signal, a sanitizer report), said in one line that "
+               "names a log with the detail. A second run on the same --out waits for the first "
+               "(--no-wait: exit 2).")
+    p.add_argument("--kernel", default="6.1",
+                   help=f"Debian linux-source version: {', '.join(KNOWN_KERNELS)} (default 6.1)")
     p.add_argument("--patches", help="series directory (default patches/linux-KERNEL)")
     p.add_argument("--old", metavar="TREE", help="compare two trees: a directory or a linux-source version "
                    "(with --git: a revision, default HEAD, or HEAD^ when the working tree is clean)")
@@ -87,6 +99,8 @@ def parse_args(argv):
                    help="compare layouts only: leave out the #define constants (step 3c)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel jobs (default nproc)")
     p.add_argument("--quiet", action="store_true", help="print only the verdict")
+    p.add_argument("--no-wait", dest="wait", action="store_false",
+                   help="when another run holds --out, exit 2 at once instead of waiting for it")
     p.add_argument("--fail-on", choices=("break", "review"), default="break",
                    help="drift: fail on break findings (default), or on review findings too")
     p.add_argument("--waivers", metavar="FILE",
@@ -118,6 +132,15 @@ def parse_args(argv):
         p.error("--old and --new go together")
     if (a.old or a.git) and a.patches:
         p.error("--patches does not apply with --old/--new or --git")
+    known = ", ".join(KNOWN_KERNELS)
+    if not (a.old or a.git) and a.kernel not in KNOWN_KERNELS:
+        p.error(f"--kernel {a.kernel}: not a version this project knows ({known}); "
+                f"compare other trees with --old DIR --new DIR")
+    for flag, spec in (("--old", a.old), ("--new", a.new)):
+        if spec and not a.git and not os.path.isdir(spec) and re.fullmatch(r"\d+\.\d+", spec) \
+                and spec not in KNOWN_KERNELS:
+            p.error(f"{flag} {spec}: not a directory, nor a linux-source version this project "
+                    f"knows ({known})")
     try:
         cflags = tuple(shlex.split(a.cflags))
     except ValueError as e:
@@ -146,14 +169,14 @@ def parse_args(argv):
                    baseline=os.path.abspath(a.baseline) if a.baseline else None,
                    arch=pair[0] if pair else arch, compat=pair[1] if pair else None,
                    git=os.path.abspath(a.git) if a.git else None, full=a.full, cflags=cflags,
-                   each=a.each_commit, sarif_safe=a.sarif_safe)
+                   each=a.each_commit, wait=a.wait, sarif_safe=a.sarif_safe)
 
 
 REPORTS = ("report.json", "report.txt", "report.sarif", "report.junit.xml", "report.html")
 
 
 def remove_stale_reports(out):
-    for name in REPORTS:
+    for name in REPORTS + ("uapi-check-error.log",):
         try:
             os.unlink(os.path.join(out, name))
         except FileNotFoundError:
@@ -208,21 +231,98 @@ def check(opts, progress, started):
     return report
 
 
-def guarded(opts, produce):
-    """Run produce(), which computes a report and writes it into opts.out: (report, None), or
-    (None, exit status) after a Fatal error (said in one line) or an interrupt, with no report
-    left behind, whole or stale."""
-    os.makedirs(opts.out, exist_ok=True)
-    remove_stale_reports(opts.out)
+LOCK = ".uapi-check.lock"
+ERROR_LOG = "uapi-check-error.log"
+
+
+@contextlib.contextmanager
+def out_lock(opts, created):
+    """Hold --out for one run: an flock on OUT/.uapi-check.lock. A second run on the same folder
+    waits for it, saying so in one line, or with --no-wait stops with exit 2 (Fatal)."""
+    path = os.path.join(opts.out, LOCK)
+
+    def waiting():
+        print(f"uapi-check: waiting for another run that holds {shown_path(opts.out)}",
+              file=sys.stderr, flush=True)
+
     try:
-        return produce(), None
-    except Fatal as e:
-        remove_stale_reports(opts.out)
+        with file_lock(path, wait=opts.wait, waiting=waiting):
+            yield
+    except BlockingIOError:
+        if created:
+            remove_out(opts.out)
+        raise Fatal(f"{shown_path(opts.out)}: another run holds it (--no-wait)") from None
+
+
+def remove_out(out):
+    """Remove an output folder this run made and holds: everything in it, the lock file last
+    (a waiting run then takes the lock again on a folder of its own)."""
+    for name in os.listdir(out) if os.path.isdir(out) else ():
+        if name != LOCK:
+            path = os.path.join(out, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+    for path in (os.path.join(out, LOCK), out):
+        try:
+            os.unlink(path) if path != out else os.rmdir(out)
+        except OSError:
+            pass
+
+
+def internal_error(e, out=None):
+    """An internal error (an exception in the driver, a crash or a sanitizer report of a program
+    it runs): its detail in a log (OUT/uapi-check-error.log, or a temporary file when there is no
+    --out to write to), one line on stderr naming it; exit 2, never 1."""
+    if isinstance(e, InternalError):
+        line, detail = str(e), e.detail
+    else:
+        line = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        detail = "".join(traceback.format_exception(e))
+    text = f"uapi-check: internal error: {line}\n\n{detail}"
+    log = None
+    if out and os.path.isdir(out):
+        try:
+            log = os.path.join(out, ERROR_LOG)
+            write_atomic(log, text)
+        except (OSError, Fatal):
+            log = None
+    if log is None:
+        fd, log = tempfile.mkstemp(prefix="uapi-check-error.", suffix=".log")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+    print(f"uapi-check: internal error: {line} (details in {log})", file=sys.stderr)
+    return 2
+
+
+def guarded(opts, produce):
+    """Run produce(), which computes a report and writes it into opts.out, holding the folder's
+    lock: (report, None), or (None, exit status) after a Fatal error (said in one line), an
+    internal error (internal_error) or an interrupt, with no report left behind, whole or stale,
+    and no folder of this run's when it could not start."""
+    created = not os.path.isdir(opts.out)
+    os.makedirs(opts.out, exist_ok=True)
+    try:
+        with out_lock(opts, created):
+            remove_stale_reports(opts.out)
+            try:
+                return produce(), None
+            except Fatal as e:
+                remove_stale_reports(opts.out)
+                if created:
+                    remove_out(opts.out)
+                print(f"uapi-check: error: {e}", file=sys.stderr)
+                return None, 2
+            except KeyboardInterrupt:
+                remove_stale_reports(opts.out)
+                return None, 130
+            except Exception as e:      # InternalError, or a bug of the driver's
+                remove_stale_reports(opts.out)
+                return None, internal_error(e, opts.out)
+    except Fatal as e:      # --no-wait
         print(f"uapi-check: error: {e}", file=sys.stderr)
         return None, 2
-    except KeyboardInterrupt:
-        remove_stale_reports(opts.out)
-        return None, 130
 
 
 def main_compat(opts):
@@ -248,18 +348,20 @@ def run_check(opts, progress):
     started = time.monotonic()
 
     def produce():
-        report = check(opts, progress, started)
+        # The trees' copies go before the lock on --out does (the next run would write them).
+        try:
+            report = check(opts, progress, started)
+            locate(report)      # report.sarif's kernel-tree locations, read while the trees are here
+        finally:
+            for t in ("tree-after", "tree-before"):
+                shutil.rmtree(os.path.join(opts.work, t), ignore_errors=True)
         write_atomic(os.path.join(opts.out, "report.json"), json.dumps(report.to_json(), indent=1) + "\n")
         write_atomic(os.path.join(opts.out, "report.txt"), render_text(report))
         write_ci_reports(opts.out, report, opts.sarif_safe)
         write_atomic(os.path.join(opts.out, "report.html"), render_html(report))
         return report
 
-    try:
-        return guarded(opts, produce)
-    finally:
-        for t in ("tree-after", "tree-before"):
-            shutil.rmtree(os.path.join(opts.work, t), ignore_errors=True)
+    return guarded(opts, produce)
 
 
 def reuse_line(report):
@@ -284,7 +386,18 @@ def main_each_commit(opts):
         print(f"uapi-check: error: {e}", file=sys.stderr)
         return 2
     progress.step(f"--each-commit {opts.each}: {len(commits)} commits in {repo.top}")
+    created = not os.path.isdir(opts.out)
     os.makedirs(opts.out, exist_ok=True)
+    try:
+        with out_lock(opts, created):
+            return each_commit(opts, repo, commits, progress)
+    except Fatal as e:      # --no-wait
+        print(f"uapi-check: error: {e}", file=sys.stderr)
+        return 2
+
+
+def each_commit(opts, repo, commits, progress):
+    """main_each_commit's loop, with --out held."""
     for name in ("each-commit.json", "each-commit.txt"):
         try:
             os.unlink(os.path.join(opts.out, name))
@@ -331,8 +444,19 @@ def main_each_commit(opts):
 
 def main(argv=None):
     """The entry point (./uapi-check, the installed wrapper, pyproject.toml's script): the exit
-    status. argv defaults to the command line."""
-    opts = parse_args(sys.argv[1:] if argv is None else argv)
+    status. argv defaults to the command line. Whatever goes wrong inside is exit 2 or 130, never
+    1 (a check fails) and never a traceback on the terminal: internal_error."""
+    opts = None
+    try:
+        opts = parse_args(sys.argv[1:] if argv is None else argv)
+        return run_main(opts)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:
+        return internal_error(e, opts.out if opts else None)
+
+
+def run_main(opts):
     add_flags(list(opts.cflags))
     if opts.compat:
         return main_compat(opts)
@@ -348,6 +472,6 @@ def main(argv=None):
         sys.stdout.write(terminal_summary(report))
         if opts.git:
             print(f"uapi-check: {reuse_line(report)}")
-        print(f"uapi-check: {report.verdict.upper()}; full report in "
+        print(f"uapi-check: {report.verdict.upper()} in {report.elapsed_s:.1f} s; full report in "
               f"{os.path.relpath(os.path.join(opts.out, 'report.txt'))}")
     return 0 if report.verdict == "pass" else 1

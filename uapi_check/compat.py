@@ -253,7 +253,7 @@ def step_constants(compilers, units, incs, tool, out, arches, jobs):
     names = {a.debian: os.path.splitext(os.path.basename(units[a.debian].object))[0] for a in arches}
     built = parallel(jobs, lambda a: build_constants(compilers[a.debian], "c", incs[a.debian], out, names[a.debian],
                                                      list(units[a.debian].included)), arches)
-    defines = [os.path.join("obj", f"{names[a.debian]}.defines.o") for a in arches]
+    defines = [b["defines"] for b in built]
     args = [tool, "diff", *defines, "--strict", "--format=json"]
     for a in arches:
         args += ["--headers", os.path.relpath(incs[a.debian], out)]

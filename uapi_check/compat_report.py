@@ -87,7 +87,7 @@ def render_text(r: CompatReport) -> str:
     if r.left_out:
         lines += ["", "== Headers in neither unit"]
         lines += [f"  {h}: {why}" for h, why in r.left_out.items()]
-    lines += ["", f"compilers: {r.compilers[a64]} / {r.compilers[a32]}", f"elapsed: {r.elapsed_s:.1f} s", ""]
+    lines += ["", f"compilers: {r.compilers[a64]} / {r.compilers[a32]}", ""]
     return "\n".join(lines)
 
 

@@ -16,6 +16,10 @@ else:
     OUT = os.path.join(STATE, "uapi-check")
 # Architectures (ARCH=, SRCARCH, cross compilers): arch.py.
 
+# The Debian linux-source versions the project knows: a patch series each (patches/linux-V) and an
+# install group (scripts/install-deps src-V). Any other kernel is given as a tree (--old/--new DIR).
+KNOWN_KERNELS = ("6.1", "6.12")
+
 # Flags of the kernel's own header test (usr/include/Makefile), and of upstream's C++ header test.
 C_ALONE_FLAGS = ["-std=c90", "-Wall", "-Werror=implicit-function-declaration"]
 CXX_ALONE_FLAGS = ["-std=c++98", "-Wall"]

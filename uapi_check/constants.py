@@ -41,13 +41,11 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-from .macros import (_DIAG, MacroError, _first_error, _includes, _language, _macro_definitions,
-                         _preprocess, _probe_expansions, _run, run_printer)
+from .macros import (_DIAG, IOC_MARK, TYPE_MARK, MacroError, _first_error, _includes, _language, _run,
+                     run_printer, scan)
 
 VAR_PREFIX = "__abidiff_uapi_define__"
 _CHECK_PREFIX = "__abidiff_uapi_check__"
-_PROBE = "__abidiff_uapi_probe__"
-_IOC_MARK = "__abidiff_uapi_ioc__"
 _STRINGS = re.compile(r'\s*(?:(?:u8)?"(?:[^"\\\n]|\\.)*"\s*)+')
 DEBUG_FLAGS = ["-O1", "-g"]
 _UNDECLARED = re.compile(r"'([A-Za-z_][A-Za-z0-9_]*)' (?:undeclared|was not declared)")
@@ -91,24 +89,12 @@ def find_constants(cc: str, include_dir: str, headers: list[str],
     """The candidates (header and line order) and {name: reason} of the macros that cannot be
     constants before any compile: empty, self-naming, no expression, excluded, function-like
     (those defined under the include dir)."""
-    with tempfile.TemporaryDirectory(prefix="au-constants-") as work:
-        function_like = {}
-        defs, _ = _macro_definitions(
-            _preprocess(cc, include_dir, flags, _includes(headers), work, "-dD"), include_dir,
-            function_like)
-        names = sorted(defs)
-        # _IOC redefined after the headers to a marker: a macro built from it is an ioctl request
-        # (or derived from one), which the ioctl step numbers and judges.
-        probe = (_includes(headers) + f"#undef _IOC\n#define _IOC(dir, type, nr, size) {_IOC_MARK}\n"
-                 + "".join(f"{_PROBE}{i} {n}\n" for i, n in enumerate(names)))
-        out = _preprocess(cc, include_dir, flags, probe, work, "-P")
-    expansions = _probe_expansions(out, _PROBE)
-    if len(expansions) != len(names):
-        raise MacroError(f"preprocessor output lost {len(names) - len(expansions)} of {len(names)} macros")
+    sc = scan(cc, include_dir, headers, flags)
+    defs, function_like = sc.defs, sc.function_like
     found, rejected = [], {}
-    for i, name in enumerate(names):
-        text = " ".join(" ".join(expansions[i]).split())
-        if _IOC_MARK in text:
+    for name in sorted(defs):
+        text = sc.expansions[name]
+        if IOC_MARK in text or TYPE_MARK in text:
             rejected[name] = EXCLUDED
         elif not text:
             rejected[name] = EMPTY
@@ -124,13 +110,64 @@ def find_constants(cc: str, include_dir: str, headers: list[str],
     return sorted(found, key=lambda k: (k.header, k.line, k.name)), rejected
 
 
-def _declaration(k: Constant, lang: str) -> str:
-    """One constant's line: a variable the compiler must be able to initialise at compile time."""
+def _declaration(k: Constant, lang: str, value: str | None = None) -> str:
+    """One constant's line: a variable the compiler must be able to initialise at compile time.
+    value: what initialises it, the macro's name (default) or its expansion."""
+    v = value or k.name
     if k.string:
-        return f"static const char {VAR_PREFIX}{k.name}[] = {k.name};"
+        return f"static const char {VAR_PREFIX}{k.name}[] = {v};"
     storage = "static constexpr" if lang == "c++" else "static const"
-    return (f"enum {{ {_CHECK_PREFIX}{k.name} = ({k.name}) }}; "
-            f"{storage} __typeof__(({k.name})) {VAR_PREFIX}{k.name} = ({k.name});")
+    return (f"enum {{ {_CHECK_PREFIX}{k.name} = ({v}) }}; "
+            f"{storage} __typeof__(({v})) {VAR_PREFIX}{k.name} = ({v});")
+
+
+_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\b0[xX][0-9a-fA-F]+[uUlL]*\b|\b[0-9]+[uUlL]*\b')
+_WORD = re.compile(r"[A-Za-z_]")
+
+
+def self_contained(k: Constant) -> bool:
+    """Whether the expansion names nothing (literals and operators only, `(1UL << 3)`,
+    `"nl80211"`): then its value, and whether it is a constant at all, follow from its text, the
+    language, the compiler and the flags alone, and it compiles without the headers
+    (compile_self_contained). Nine in ten of a UAPI's constants are such."""
+    return not _WORD.search(_LITERAL.sub(" ", k.text))
+
+
+def compile_self_contained(cc: str, flags: list[str], constants: list[Constant], include_dir: str,
+                           obj: str, cwd: str, extra=(), max_rounds: int = 5):
+    """Compile self-contained constants without any header, each from its expansion, after a
+    #line naming its header (include_dir/header, as the layout unit names it) and line, into obj.
+    A constant whose line fails is taken out with the compiler's first error, and the rest
+    compiled again. Returns (kept, {name: reason}). An error on no constant's line raises
+    MacroError. Errors are cheap here: with no header there is no declaration to suggest."""
+    lang = _language(cc, flags)
+    src = os.path.splitext(obj)[0] + (".cc" if lang == "c++" else ".c")
+    paths = {k: os.path.join(include_dir, k.header) for k in constants}
+    kept, bad = list(constants), {}
+    for _ in range(max_rounds):
+        by_line = {(paths[k], k.line): k for k in kept}
+        with open(src, "w") as f:
+            for k in kept:
+                path = paths[k].replace("\\", "\\\\").replace('"', '\\"')
+                f.write(f'#line {k.line} "{path}"\n{_declaration(k, lang, k.text)}\n')
+        rc, _, err = _run([cc, *flags, *DEBUG_FLAGS, *extra, "-x", lang, "-w", "-fdiagnostics-plain-output",
+                           "-fmax-errors=0", "-c", src, "-o", obj], cwd=cwd)
+        if rc == 0:
+            return kept, bad
+        more = {}
+        for line in err.splitlines():
+            m = _DIAG.match(line)
+            if not m or m.group(3) not in ("error", "fatal error"):
+                continue
+            k = by_line.get((m.group(1), int(m.group(2))))
+            if k is None:
+                raise MacroError(f"the self-contained constants do not compile outside their lines: {line.strip()}")
+            more.setdefault(k.name, m.group(4).strip())
+        if not more:
+            raise MacroError(f"the self-contained constants do not compile: {_first_error(err)}")
+        bad.update(more)
+        kept = [k for k in kept if k.name not in more]
+    raise MacroError(f"the self-contained constants still fail after {max_rounds} rounds")
 
 
 def unit_source(constants: list[Constant], headers: list[str], include_dir: str, lang: str) -> str:

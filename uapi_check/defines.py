@@ -9,18 +9,23 @@ is safe; a syscall number that moved breaks). The driver judges none of it: ever
 from the tool's severities, as for layouts.
 
 Cached by the unit's own object, compiler and flags (a commit that changes nothing a unit reads
-reuses its constants). What is not a constant is counted with its reason, never dropped silently.
+reuses its constants); the self-contained constants (literals only, nine in ten) also by their own
+text, in sixteen objects per unit, so that a commit that changes one header recompiles about one
+sixteenth of them and the rest only where they need the headers. The macro scan is the ioctl
+step's (macros.scan). What is not a constant is counted with its reason, never dropped silently.
 """
 import concurrent.futures
+import hashlib
 import json
 import os
 import shutil
 import tempfile
 import threading
+import zlib
 
 from . import constants
 from .config import UNIT_FLAGS, cache_dir
-from .util import Fatal, object_key, run, write_atomic
+from .util import Fatal, object_key, run, publish_dir, write_atomic
 
 _LOCKS = {}
 _LOCKS_LOCK = threading.Lock()
@@ -28,7 +33,64 @@ _LOCKS_LOCK = threading.Lock()
 
 def cache_key(unit_obj, compiler_version, flags):
     """The unit's object decides its headers' bytes."""
-    return object_key(unit_obj, compiler_version, *flags, "constants-v5")
+    return object_key(unit_obj, compiler_version, *flags, "constants-v6")
+
+
+_BUCKETS = 16
+
+
+def _bucket(header):
+    """Which of the self-contained objects a header's constants go to: by its name, so that a
+    change to one header recompiles one sixteenth of them."""
+    return zlib.crc32(header.encode()) % _BUCKETS
+
+
+def _self_contained_objects(compiler, lang, rel_inc, out, consts, full=False):
+    """The self-contained constants (constants.self_contained) in up to 16 objects, each cached
+    by its own content: the compiler, the flags, where the headers are named, and each
+    constant's header, line and expansion (full: compiled again all the same). Returns (object
+    paths, kept, {name: reason})."""
+    flags = UNIT_FLAGS[lang]
+    groups = {}
+    for k in consts:
+        groups.setdefault(_bucket(k.header), []).append(k)
+    objs, kept, bad = [], [], {}
+    for _, group in sorted(groups.items()):
+        h = hashlib.sha256()
+        for part in (compiler.version, lang, *flags, *constants.DEBUG_FLAGS, rel_inc, "self-contained-v1"):
+            h.update(part.encode() + b"\0")
+        for k in group:
+            h.update(f"{k.header}\0{k.line}\0{k.name}\0{int(k.string)}\0{k.text}\n".encode())
+        key = h.hexdigest()[:24]
+        cache = os.path.join(cache_dir(), "constants-self", key)
+        with _LOCKS_LOCK:
+            lock = _LOCKS.setdefault(key, threading.Lock())
+        with lock:
+            _self_contained_object(compiler, lang, flags, rel_inc, out, group, key, cache, full)
+        with open(os.path.join(cache, "bad.json")) as f:
+            failed = json.load(f)
+        objs.append(os.path.join(cache, f"{key}.o"))
+        kept += [k for k in group if k.name not in failed]
+        bad.update(failed)
+    return objs, kept, bad
+
+
+_MADE = set()   # the self-contained objects this process compiled (--full compiles each once)
+
+
+def _self_contained_object(compiler, lang, flags, rel_inc, out, group, key, cache, full):
+    """Compile one self-contained object into its cache entry, unless it is there (made by this
+    process, under --full)."""
+    if key in _MADE or not full and all(os.path.isfile(os.path.join(cache, f)) for f in ("bad.json", f"{key}.o")):
+        return
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=key + ".tmp.", dir=os.path.dirname(cache))
+    _, failed = constants.compile_self_contained(
+        compiler.path, ["-x", "c++" if lang == "cxx" else "c", *flags], group, rel_inc,
+        os.path.join(tmp, f"{key}.o"), out, extra=(f"-fdebug-prefix-map={out}=.", f"-fdebug-prefix-map={tmp}=."))
+    write_atomic(os.path.join(tmp, "bad.json"), json.dumps(failed, sort_keys=True))
+    publish_dir(tmp, cache, lambda d: all(os.path.isfile(os.path.join(d, f)) for f in ("bad.json", f"{key}.o")))
+    _MADE.add(key)
 
 
 def _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp):
@@ -40,18 +102,34 @@ def _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp):
                                      extra=(f"-fdebug-prefix-map={out}=.", f"-fdebug-prefix-map={tmp}=."), cwd=out)
 
 
+def _complete(cache):
+    """Whether a cache entry and the self-contained objects it names are all there."""
+    try:
+        with open(os.path.join(cache, "constants.json")) as f:
+            names = json.load(f)["self_contained"]
+    except (OSError, ValueError, KeyError):
+        return False
+    return all(os.path.isfile(os.path.join(cache_dir(), o)) for o in names)
+
+
 def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad, prior):
     """The cached {constants.json, constants.o} for key, made when missing.
+
+    Nine in ten constants are self-contained (literals only): they compile without the headers,
+    in objects cached by their own text (_self_contained_objects), so a change to one header
+    recompiles few of them. The others need the unit's headers, and are checked and compiled
+    here, with them, into constants.o (absent when there are none).
 
     prior: what the other side of the comparison (the before side, the parent commit) made of its
     macros: "failed" {name: [expansion, reason]} and "kept" {name: expansion}. A macro that
     expands to the same text here keeps its verdict: a rejected one without a compile, a kept
     one straight into the object; only the new and changed ones are checked. Compiler errors
-    cost about 25 ms each in gcc and 140 ms in g++, and a whole UAPI has a few hundred. Only
-    when that object does not compile do the rounds of constants.check_constants run over all."""
+    cost about 25 ms each in gcc and 140 ms in g++ when the headers are there, and a whole UAPI
+    has a few hundred. Only when that object does not compile do the rounds of
+    constants.check_constants run over all."""
     cache = os.path.join(cache_dir(), "constants", key)
     flags = UNIT_FLAGS[lang]
-    if not full and all(os.path.isfile(os.path.join(cache, f)) for f in ("constants.json", "constants.o")):
+    if not full and _complete(cache):
         return cache
     rel_inc = os.path.relpath(include, out)
     try:
@@ -65,6 +143,10 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
             skipped.update({k.name: failed[k.name][1] for k in found
                             if k.name not in skipped and k.name in failed and failed[k.name][0] == k.text})
         candidates = [k for k in found if k.name not in skipped]
+        selfc = [k for k in candidates if constants.self_contained(k)]
+        candidates = [k for k in candidates if not constants.self_contained(k)]
+        self_objs, self_kept, self_bad = _self_contained_objects(compiler, lang, rel_inc, out, selfc, full)
+        skipped.update(self_bad)
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         # A directory of its own: another run may be writing the same key.
         tmp = tempfile.mkdtemp(prefix=os.path.basename(cache) + ".tmp.", dir=os.path.dirname(cache))
@@ -78,7 +160,8 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
             skipped.update(bad)
             trial = [k for k in candidates if k.name not in bad]
             try:
-                _compile(compiler, flags, lang, trial, headers, rel_inc, out, tmp)
+                if trial:
+                    _compile(compiler, flags, lang, trial, headers, rel_inc, out, tmp)
                 kept = trial
             except constants.MacroError:
                 kept = None     # a change broke a constant the other side kept: every round
@@ -86,25 +169,25 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
             kept, more = constants.check_constants(compiler.path, include, headers, flags,
                                                    [k for k in candidates if k.name not in skipped])
             skipped.update(more)
-            _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp)
+            if kept:
+                _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp)
     except constants.MacroError as e:
         raise Fatal(f"constants of {os.path.basename(unit_obj)}: {e}")
     texts = {k.name: k.text for k in found}
+    kept = sorted(kept + self_kept, key=lambda k: (k.header, k.line, k.name))
     write_atomic(os.path.join(tmp, "constants.json"), json.dumps(
         {"kept": [vars(k) for k in kept], "rejected": {**rejected, **skipped},
-         "failed": {n: [texts[n], r] for n, r in skipped.items()}}, indent=0, sort_keys=True))
-    shutil.rmtree(cache, ignore_errors=True)
-    try:
-        os.rename(tmp, cache)
-    except OSError:     # another run renamed its own first
-        shutil.rmtree(tmp, ignore_errors=True)
+         "failed": {n: [texts[n], r] for n, r in skipped.items()},
+         "self_contained": [os.path.relpath(o, cache_dir()) for o in self_objs]}, separators=(",", ":"), sort_keys=True))
+    # Keyed by content: an entry another run published first stays (it may be reading it).
+    publish_dir(tmp, cache, _complete)
     return cache
 
 
 def build_constants(compiler, lang, include, out, name, headers, full=False, c_result=None, prior=None):
-    """obj/NAME.a (obj/NAME.o and its constants) and a summary of the constants. c_result: for a
-    C++ object, build_constants' result for the same headers in C. prior: the result for the
-    other side of its comparisons (see _build)."""
+    """obj/NAME.a (obj/NAME.o and its constants), obj/NAME.defines.a (the constants alone) and a
+    summary of the constants. c_result: for a C++ object, build_constants' result for the same
+    headers in C. prior: the result for the other side of its comparisons (see _build)."""
     unit_obj = os.path.join(out, "obj", f"{name}.o")
     # The key is the unit's: where a C++ object or an after object started from gives the same
     # verdicts, so a commit's after objects serve the next commit as its before objects.
@@ -117,24 +200,34 @@ def build_constants(compiler, lang, include, out, name, headers, full=False, c_r
                        {"failed": prior["failed"], "kept": prior["kept_texts"]} if prior else None)
     with open(os.path.join(cache, "constants.json")) as f:
         data = json.load(f)
-    defines = os.path.join(out, "obj", f"{name}.defines.o")
-    shutil.copyfile(os.path.join(cache, "constants.o"), defines)
-    archive = os.path.join(out, "obj", f"{name}.a")
-    tmp = archive + ".tmp"
-    if os.path.lexists(tmp):
-        os.unlink(tmp)
-    # ar: a container; S: no symbol index (foreign architectures need none), D: deterministic.
-    rc, _, err = run(["ar", "rcSD", tmp, unit_obj, defines])
-    if rc != 0:
-        raise Fatal(f"ar {os.path.relpath(archive, out)}: {(err.strip().splitlines() or [f'exit {rc}'])[0]}")
-    os.replace(tmp, archive)
+    # Archive members are named by their base names: the unit, NAME.defines.o (the constants
+    # that need the headers) and the self-contained objects (named by their keys).
+    members = [os.path.join(cache_dir(), o) for o in data["self_contained"]]
+    if os.path.isfile(os.path.join(cache, "constants.o")):
+        defines = os.path.join(out, "obj", f"{name}.defines.o")
+        shutil.copyfile(os.path.join(cache, "constants.o"), defines)
+        members.insert(0, defines)
+    for archive, parts in ((f"{name}.a", [unit_obj, *members]), (f"{name}.defines.a", members)):
+        _archive(os.path.join(out, "obj", archive), parts, out)
     kept = data["kept"]
-    return {"key": key, "object": os.path.relpath(archive, out), "constants": len(kept),
+    return {"key": key, "object": os.path.join("obj", f"{name}.a"), "constants": len(kept),
+            "defines": os.path.join("obj", f"{name}.defines.a"),
             "strings": sum(1 for k in kept if k["string"]),
             "syscalls": sum(1 for k in kept if k["name"].startswith("__NR_")),
             "not_constants": constants.reason_counts(data["rejected"]),
             "rejected": data["rejected"], "failed": data.get("failed", {}),
             "kept_texts": {k["name"]: k.get("text", "") for k in kept}}
+
+
+def _archive(archive, parts, out):
+    """ar: a container; S: no symbol index (foreign architectures need none), D: deterministic."""
+    tmp = archive + ".tmp"
+    if os.path.lexists(tmp):
+        os.unlink(tmp)
+    rc, _, err = run(["ar", "rcSD", tmp, *parts])
+    if rc != 0:
+        raise Fatal(f"ar {os.path.relpath(archive, out)}: {(err.strip().splitlines() or [f'exit {rc}'])[0]}")
+    os.replace(tmp, archive)
 
 
 def step_constants(opts, compilers, trees, units, extra, progress):
@@ -151,23 +244,28 @@ def step_constants(opts, compilers, trees, units, extra, progress):
     result = {}
     names = {t[0] for t in tasks}
 
-    def deps(task):
+    def twins(task):
         """What a task starts from: an after object from its before twin (the same expansions
-        keep their verdicts), a C++ object from its C twin (C's rejections are not checked
-        again: g++ spends 140 ms on an error)."""
+        keep their verdicts, so only new and changed macros are checked); a C++ object with
+        no before twin from its C twin (C's rejections are not checked again: g++ spends 140
+        ms on an error). So a commit's C and C++ after objects are made side by side."""
         name, lang, rev, _ = task
         before = name.replace("-after", "-before", 1) if rev == "after" else None
+        if before in names:
+            return before, None
         c_twin = "c-" + name.split("-", 1)[1] if lang == "cxx" else None
-        return [d for d in (before, c_twin) if d in names]
+        return None, c_twin if c_twin in names else None
+
+    def deps(task):
+        return [d for d in twins(task) if d]
 
     def one(task):
         name, lang, rev, headers = task
-        before = name.replace("-after", "-before", 1) if rev == "after" else None
-        c_twin = "c-" + name.split("-", 1)[1] if lang == "cxx" else None
+        before, c_twin = twins(task)
         return build_constants(compilers[lang], lang, trees.revisions[rev].include, opts.out, name, headers,
                                opts.full, result.get(c_twin), result.get(before))
 
-    # Each task starts as soon as those it starts from are done: C before; then C after beside
+    # Each task starts as soon as the one it starts from is done: C before; then C after beside
     # C++ before; then C++ after.
     pending = list(tasks)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:

@@ -12,6 +12,7 @@ riscv, s390 and powerpc; whole directories are taken where a kernel version may 
 scripts/kernel-tree --headers extracts the same files from a Debian tarball, with tar patterns
 (tests/partial-tree.py checks that both agree).
 """
+import fcntl
 import hashlib
 import os
 import re
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from .config import cache_dir
-from .util import Fatal
+from .util import Fatal, publish_dir
 
 WORKTREE = "(working tree)"
 
@@ -159,6 +160,8 @@ class Repo:
         installs again only what changed (trees.headers_install)."""
         root = os.path.join(cache_dir(), "git")
         dest = os.path.join(root, side.key)
+        os.makedirs(root, exist_ok=True)
+        self.hold(root, side.key)     # before it is looked at: no other run prunes it now
         if not full and os.path.isfile(os.path.join(dest, ".complete")):
             os.utime(dest)
             side.tree = dest
@@ -192,8 +195,9 @@ class Repo:
                 raise Fatal(f"{self.top}: {side.label}: not a kernel tree (no usr/include/Makefile)")
             write_entries(tmp, entries)
             open(os.path.join(tmp, ".complete"), "w").close()
-            shutil.rmtree(dest, ignore_errors=True)
-            os.rename(tmp, dest)
+            # Keyed by the files' blob ids: a side another run published first has the same
+            # files, and stays (that run may be installing from it).
+            publish_dir(tmp, dest, lambda d: os.path.isfile(os.path.join(d, ".complete")))
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -202,6 +206,30 @@ class Repo:
         prune(root, keep=dest)
         side.tree = dest
         return dest
+
+    def hold(self, root, key):
+        """A shared flock on ROOT/KEY.lock while this process uses the side KEY: prune() in another
+        run (or this one) leaves it alone."""
+        held = self.__dict__.setdefault("_held", {})
+        if key in held:
+            return
+        path = os.path.join(root, key + ".lock")
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            try:
+                if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                    break
+            except FileNotFoundError:
+                pass
+            os.close(fd)    # pruned meanwhile: hold the new lock file
+        held[key] = fd
+
+    def release_except(self, keys):
+        """Let go of the sides this process no longer uses (--each-commit moves along a range)."""
+        held = self.__dict__.setdefault("_held", {})
+        for key in [k for k in held if k not in keys]:
+            os.close(held.pop(key))
 
     def _checkout(self, entries, dest):
         if not entries:
@@ -269,12 +297,30 @@ def read_entries(tree):
 
 
 def prune(root, keep, n=KEEP_TREES):
-    """Keep the n materialized sides used last."""
-    dirs = [os.path.join(root, d) for d in os.listdir(root) if ".tmp." not in d]
+    """Keep the n materialized sides used last, and every side a run holds (Repo.hold)."""
+    dirs = [os.path.join(root, d) for d in os.listdir(root) if ".tmp." not in d and ".stale." not in d]
     dirs = [d for d in dirs if d != keep and os.path.isdir(d)]
-    dirs.sort(key=lambda d: os.stat(d).st_mtime, reverse=True)
-    for d in dirs[n - 1:]:
-        shutil.rmtree(d, ignore_errors=True)
+    mtimes = {}
+    for d in dirs:
+        try:
+            mtimes[d] = os.stat(d).st_mtime
+        except FileNotFoundError:
+            pass        # another run pruned it
+    for d in sorted(mtimes, key=mtimes.get, reverse=True)[n - 1:]:
+        lock = d + ".lock"
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue    # in use by a run
+        try:
+            shutil.rmtree(d, ignore_errors=True)
+            os.unlink(lock)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
 
 def default_sides(repo):

@@ -46,23 +46,18 @@ Command line (the printer, for a person to compare with):
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import sys
 import tempfile
-import threading
 from dataclasses import dataclass
 
-from .macros import (_DIAG, MacroError, _first_error, _includes, _language, _macro_definitions,
-                         _preprocess, _probe_expansions, _run, run_printer)
+from .macros import (_DIAG, IOC_MARK as _IOC_MARK, TYPE_MARK as _TYPE_MARK, MacroError, _first_error,
+                     _includes, _language, _run, run_printer, scan)
 
 ENUM_NAME = "abidiff_uapi_ioctl"
 PREFIX = "AU_IOCTL__"
-_IOC_MARK = "__abidiff_uapi_ioc__"
-_TYPE_MARK = "__abidiff_uapi_type__"
-_PROBE = "__abidiff_uapi_probe__"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -127,109 +122,24 @@ def _request_arg(expansion):
     return True, None  # _IO's 0, or a literal size
 
 
-_ASSIGN = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)\s*(.*?)\s*,?\s*$")
-
-
-_ASSIGNMENTS = {}                    # sha1 of a header's bytes -> _assignments(its text)
-_ASSIGNMENTS_LOCK = threading.Lock()
-
-
-def _assignments(text):
-    """The `NAME = EXPR` lines of one header whose EXPR has balanced parentheses: [(NAME, line,
-    EXPR)] in line order (a continued EXPR is joined with up to 7 more lines)."""
-    lines = text.split("\n")
-
-    def code(i):
-        return re.sub(r"/\*.*?\*/", " ", lines[i]).split("//")[0].split("/*")[0]
-
-    out = []
-    for i, line in enumerate(lines):
-        if "=" not in line or line.lstrip().startswith("#"):
-            continue
-        m = _ASSIGN.fullmatch(code(i))
-        if not m:
-            continue
-        expr = m.group(2)
-        if expr.count("(") > expr.count(")"):  # continued on the next lines
-            expr = code(i).split("=", 1)[1].strip()
-            for j in range(i + 1, min(i + 8, len(lines))):
-                expr += " " + code(j).strip()
-                if expr.count("(") <= expr.count(")"):
-                    break
-            expr = expr.rstrip().rstrip(",").rstrip()
-        if "(" not in expr or expr.count("(") != expr.count(")") or ";" in expr:
-            continue
-        out.append((m.group(1), i + 1, expr))
-    return out
-
-
-def _enumerator_candidates(include_dir, files, macros):
-    """`NAME = EXPR` lines of the headers (enumerators, as 6.12's binder.h writes its requests:
-    `BINDER_WRITE_READ = _IOWR('b', 1, struct binder_write_read),`): {name: (header, line, EXPR)}.
-    Only a proposal: the preprocessor decides which EXPR is a request, the compiler whether NAME
-    is a constant. A name that is also a macro, or that an earlier line proposed, is left out.
-
-    Each header's lines are scanned once per process and content: the C and C++ units of a
-    revision, and the two revisions, read mostly the same bytes. Their threads take turns here
-    (the work is Python's, under one lock anyway)."""
-    found = {}
-    with _ASSIGNMENTS_LOCK:
-        for header in files:
-            try:
-                with open(os.path.join(include_dir, header), "rb") as f:
-                    data = f.read()
-            except OSError:
-                continue
-            key = hashlib.sha1(data).digest()
-            if key not in _ASSIGNMENTS:
-                _ASSIGNMENTS[key] = _assignments(data.decode(errors="replace"))
-            for name, line, expr in _ASSIGNMENTS[key]:
-                if name not in macros and name not in found:
-                    found[name] = (header, line, expr)
-    return found
-
-
 def find_ioctls(cc: str, include_dir: str, headers: list[str], flags: list[str]) -> list[Ioctl]:
     """Every object-like macro defined in a header under include_dir (reached from headers)
     whose expansion is one _IO/_IOR/_IOW/_IOWR (_IOC) request, and every `NAME = EXPR` (an
     enumerator) in those headers whose EXPR is one, in header and line order. An ioctl that
-    6.12 turned from a macro into an enumerator (binder.h) keeps its name and so its pairing."""
-    with tempfile.TemporaryDirectory(prefix="au-ioctls-") as work:
-        defs, files = _macro_definitions(
-            _preprocess(cc, include_dir, flags, _includes(headers), work, "-dD"), include_dir)
-        enums = _enumerator_candidates(include_dir, files, defs)
-        names = sorted(defs)
-        enum_names = sorted(enums)
-        probe = [_includes(headers),
-                 "#undef _IOC\n",
-                 f"#define _IOC(dir, type, nr, size) {_IOC_MARK}(size)\n",
-                 "#undef _IOC_TYPECHECK\n",
-                 f"#define _IOC_TYPECHECK(t) {_TYPE_MARK}(t)\n"]
-        probe += [f"{_PROBE}{i} {n}\n" for i, n in enumerate(names)]
-        probe += [f"{_PROBE}{len(names) + i} {enums[n][2]}\n" for i, n in enumerate(enum_names)]
-        # -P: no linemarkers, so an expansion is not split where its tokens change file. An
-        # enumerator's text that does not preprocess alone (it was not an expression) is no
-        # request; an error elsewhere is.
-        first_enum = sum(p.count("\n") for p in probe) - len(enum_names) + 1
-        out, bad = _preprocess(cc, include_dir, flags, "".join(probe), work, "-P",
-                               tolerate=(first_enum, first_enum + len(enum_names) - 1))
-        bad = {len(names) + n - first_enum for n in bad}
-    expansions = _probe_expansions(out, _PROBE)
+    6.12 turned from a macro into an enumerator (binder.h) keeps its name and so its pairing.
+    The preprocessing is macros.scan's, shared with the constants step."""
+    sc = scan(cc, include_dir, headers, flags)
     found = []
-    for i, parts in expansions.items():
-        is_request, arg = _request_arg(" ".join(parts))
-        if not is_request or i in bad:
-            continue
-        if i < len(names):
-            header, line = defs[names[i]]
-            found.append(Ioctl(names[i], header, line, arg))
-        else:
-            name = enum_names[i - len(names)]
-            header, line, _ = enums[name]
+    for name, text in sc.expansions.items():
+        is_request, arg = _request_arg(text)
+        if is_request:
+            header, line = sc.defs[name]
+            found.append(Ioctl(name, header, line, arg))
+    for name, text in sc.enum_expansions.items():
+        is_request, arg = _request_arg(text)
+        if is_request:
+            header, line, _ = sc.enums[name]
             found.append(Ioctl(name, header, line, arg, "enumerator"))
-    total = len(names) + len(enum_names)
-    if len(expansions) != total:
-        raise IoctlError(f"preprocessor output lost {total - len(expansions)} of {total} probes")
     return sorted(found, key=lambda x: (x.header, x.line, x.name))
 
 

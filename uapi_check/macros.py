@@ -5,6 +5,12 @@ every other macro that is an integer constant expression or a string literal). N
 evaluates a macro: the preprocessor lists the definitions (-dD) and expands them (-P), the
 compiler decides what they are.
 
+  scan                 the one macro scan of a unit, shared by both steps: every object-like
+                       macro's definition place and expansion, and the headers' `NAME = EXPR`
+                       lines (enumerator candidates) expanded too, with _IOC and
+                       _IOC_TYPECHECK redefined to markers; remembered per process and checked
+                       against the bytes of the headers it read, so the ioctl and constants
+                       steps pay for one -dD pass and one probe pass per unit between them
   _preprocess          one preprocessing pass over a unit of #include lines (and probe lines)
   _macro_definitions   {name: (header, line)} of the object-like macros defined under the
                        include dir, from -dD output, and the headers the unit reads
@@ -13,15 +19,26 @@ compiler decides what they are.
 
 from __future__ import annotations
 
+import collections
+import hashlib
 import os
 import re
 import subprocess
 import tempfile
+import threading
+from dataclasses import dataclass
 
 _LINEMARKER = re.compile(r'# (\d+) "((?:[^"\\]|\\.)*)"')
 _DEFINE = re.compile(r"#define ([A-Za-z_][A-Za-z0-9_]*)(\(?)")
 _UNDEF = re.compile(r"#undef ([A-Za-z_][A-Za-z0-9_]*)")
 _DIAG = re.compile(r"(.+?):(\d+)(?::\d+)?: (fatal error|error|warning|note): (.*)")
+
+
+# The probe pass redefines these after the headers: an expansion that holds IOC_MARK(size) is an
+# ioctl request (the ioctl step numbers it; the constants step leaves it to that step).
+IOC_MARK = "__abidiff_uapi_ioc__"
+TYPE_MARK = "__abidiff_uapi_type__"
+_PROBE = "__abidiff_uapi_probe__"
 
 
 class MacroError(Exception):
@@ -168,3 +185,150 @@ def _probe_expansions(out, prefix):
         elif current is not None and not raw.startswith("#"):
             expansions[current].append(raw)
     return expansions
+
+
+_ASSIGN = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)\s*(.*?)\s*,?\s*$")
+
+
+_ASSIGNMENTS = {}                    # sha1 of a header's bytes -> _assignments(its text)
+_ASSIGNMENTS_LOCK = threading.Lock()
+
+
+def _assignments(text):
+    """The `NAME = EXPR` lines of one header whose EXPR has balanced parentheses: [(NAME, line,
+    EXPR)] in line order (a continued EXPR is joined with up to 7 more lines)."""
+    lines = text.split("\n")
+
+    def code(i):
+        return re.sub(r"/\*.*?\*/", " ", lines[i]).split("//")[0].split("/*")[0]
+
+    out = []
+    for i, line in enumerate(lines):
+        if "=" not in line or line.lstrip().startswith("#"):
+            continue
+        m = _ASSIGN.fullmatch(code(i))
+        if not m:
+            continue
+        expr = m.group(2)
+        if expr.count("(") > expr.count(")"):  # continued on the next lines
+            expr = code(i).split("=", 1)[1].strip()
+            for j in range(i + 1, min(i + 8, len(lines))):
+                expr += " " + code(j).strip()
+                if expr.count("(") <= expr.count(")"):
+                    break
+            expr = expr.rstrip().rstrip(",").rstrip()
+        if "(" not in expr or expr.count("(") != expr.count(")") or ";" in expr:
+            continue
+        out.append((m.group(1), i + 1, expr))
+    return out
+
+
+def _enumerator_candidates(include_dir, files, macros):
+    """`NAME = EXPR` lines of the headers (enumerators, as 6.12's binder.h writes its requests:
+    `BINDER_WRITE_READ = _IOWR('b', 1, struct binder_write_read),`): {name: (header, line, EXPR)}.
+    Only a proposal: the preprocessor decides which EXPR is a request, the compiler whether NAME
+    is a constant. A name that is also a macro, or that an earlier line proposed, is left out.
+
+    Each header's lines are scanned once per process and content: the C and C++ units of a
+    revision, and the two revisions, read mostly the same bytes. Their threads take turns here
+    (the work is Python's, under one lock anyway)."""
+    found = {}
+    with _ASSIGNMENTS_LOCK:
+        for header in files:
+            try:
+                with open(os.path.join(include_dir, header), "rb") as f:
+                    data = f.read()
+            except OSError:
+                continue
+            key = hashlib.sha1(data).digest()
+            if key not in _ASSIGNMENTS:
+                _ASSIGNMENTS[key] = _assignments(data.decode(errors="replace"))
+            for name, line, expr in _ASSIGNMENTS[key]:
+                if name not in macros and name not in found:
+                    found[name] = (header, line, expr)
+    return found
+
+
+@dataclass
+class Scan:
+    """What the preprocessor makes of a unit's macros (scan())."""
+    defs: dict            # {name: (header, line)}: object-like macros defined under the include dir
+    function_like: dict   # {name: header}: function-like ones
+    files: list           # the headers under the include dir that the unit reads
+    expansions: dict      # {name: expansion, whitespace folded} for every name of defs
+    enums: dict           # {name: (header, line, EXPR)}: `NAME = EXPR` lines (enumerator candidates)
+    enum_expansions: dict  # {name: expansion} of the candidates whose EXPR preprocesses alone
+
+
+_SCANS = collections.OrderedDict()   # (cc, include dir, headers, flags) -> (file stamps, Scan)
+_SCAN_LOCKS = {}
+_SCANS_LOCK = threading.Lock()
+_SCANS_KEPT = 16
+
+
+def _stamps(include_dir, files):
+    """What tells that the headers a scan read are unchanged: their size, time and inode."""
+    out = []
+    for h in files:
+        try:
+            st = os.stat(os.path.join(include_dir, h))
+        except OSError:
+            return None
+        out.append((st.st_size, st.st_mtime_ns, st.st_ino))
+    return out
+
+
+def scan(cc: str, include_dir: str, headers: list[str], flags: list[str]) -> Scan:
+    """The unit's macro scan (see the module's docstring). Both steps call it with the same
+    arguments for one unit; the second call, while the headers it read are unchanged, costs no
+    preprocessing. Threads that ask for one unit at once wait for the first."""
+    key = (cc, os.path.realpath(include_dir), tuple(headers), tuple(flags))
+    with _SCANS_LOCK:
+        lock = _SCAN_LOCKS.setdefault(key, threading.Lock())
+    with lock:
+        with _SCANS_LOCK:
+            hit = _SCANS.get(key)
+        if hit and hit[0] == _stamps(include_dir, hit[1].files):
+            with _SCANS_LOCK:
+                _SCANS.move_to_end(key)
+            return hit[1]
+        result = _scan(cc, include_dir, headers, flags)
+        stamps = _stamps(include_dir, result.files)
+        with _SCANS_LOCK:
+            if stamps is not None:
+                _SCANS[key] = (stamps, result)
+                while len(_SCANS) > _SCANS_KEPT:
+                    _SCANS.popitem(last=False)
+        return result
+
+
+def _scan(cc, include_dir, headers, flags):
+    with tempfile.TemporaryDirectory(prefix="au-macros-") as work:
+        function_like = {}
+        defs, files = _macro_definitions(
+            _preprocess(cc, include_dir, flags, _includes(headers), work, "-dD"), include_dir, function_like)
+        enums = _enumerator_candidates(include_dir, files, defs)
+        names = sorted(defs)
+        enum_names = sorted(enums)
+        probe = [_includes(headers),
+                 "#undef _IOC\n",
+                 f"#define _IOC(dir, type, nr, size) {IOC_MARK}(size)\n",
+                 "#undef _IOC_TYPECHECK\n",
+                 f"#define _IOC_TYPECHECK(t) {TYPE_MARK}(t)\n"]
+        probe += [f"{_PROBE}{i} {n}\n" for i, n in enumerate(names)]
+        probe += [f"{_PROBE}{len(names) + i} {enums[n][2]}\n" for i, n in enumerate(enum_names)]
+        # -P: no linemarkers, so an expansion is not split where its tokens change file. An
+        # enumerator's text that does not preprocess alone (it was not an expression) is no
+        # candidate; an error elsewhere fails the scan.
+        first_enum = sum(p.count("\n") for p in probe) - len(enum_names) + 1
+        out, bad = _preprocess(cc, include_dir, flags, "".join(probe), work, "-P",
+                               tolerate=(first_enum, first_enum + len(enum_names) - 1))
+        bad = {len(names) + n - first_enum for n in bad}
+    raw = _probe_expansions(out, _PROBE)
+    total = len(names) + len(enum_names)
+    if len(raw) != total:
+        raise MacroError(f"preprocessor output lost {total - len(raw)} of {total} probes")
+    folded = {i: " ".join(" ".join(parts).split()) for i, parts in raw.items()}
+    return Scan(defs, function_like, files, {n: folded[i] for i, n in enumerate(names)}, enums,
+                {n: folded[len(names) + i] for i, n in enumerate(enum_names)
+                 if len(names) + i not in bad})

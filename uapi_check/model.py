@@ -28,6 +28,7 @@ class Options:
     constants: bool = True              # step 3c, the #define constants (--no-constants: off)
     cflags: tuple = ()                  # --cflags: extra flags for every compile (in every key)
     each: Optional[str] = None          # --each-commit BASE..TIP
+    wait: bool = True                   # another run holds --out: wait (else --no-wait: exit 2)
     sarif_safe: bool = False            # --sarif-safe: report.sarif has the safe findings too
 
     @property
@@ -403,7 +404,6 @@ class Report:
             "summary": [list(r) for r in self.summary],
             "size_differences": self.size_differences,
             "compilers": {k: c.to_json() for k, c in self.compilers.items()},
-            "elapsed_s": self.elapsed_s,
             "fail_on": self.fail_on,
             "removed_headers": [h.to_json() for h in self.header_changes],
             "waivers": [w.to_json() for w in self.waivers],

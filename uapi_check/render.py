@@ -50,6 +50,16 @@ def side_name(key):
     return f"{LANG_NAME[lang]} {rev}"
 
 
+def size_text(old, new):
+    """' size 8 -> 12', ' size 12' for a type on one side only, '' when neither has one (an
+    enumerator, a constant, a request number): never 'None'."""
+    if old is None and new is None:
+        return ""
+    if old is None or new is None:
+        return f" size {new if old is None else old}"
+    return f" size {old} -> {new}"
+
+
 def struct_report(comparisons):
     """Per-type offset reports for every type that differs in any comparison."""
     out = []
@@ -72,7 +82,7 @@ def struct_report(comparisons):
         out.append(f"== {name} ({side_name(comp.old)} vs {side_name(comp.new)}{alone})")
         for (tname, status, file), fs in sorted(by_type.items(), key=lambda kv: str(kv[0])):
             f0 = fs[0]
-            out.append(f"  {tname} [{status}] {file or ''} size {f0.old_size} -> {f0.new_size}")
+            out.append(f"  {tname} [{status}] {file or ''}{size_text(f0.old_size, f0.new_size)}")
             for f in fs:
                 out.append(f"    {f.severity.upper():4} {f.text}")
         out.append("")
@@ -185,7 +195,6 @@ def render_text(report):
             lines.append("")
     lines.append("Types that differ (per comparison)")
     lines.extend(struct_report(report.comparisons) or ["  none", ""])
-    lines.append(f"Elapsed {report.elapsed_s:.1f} s wall")
     return "\n".join(lines) + "\n"
 
 

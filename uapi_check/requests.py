@@ -21,7 +21,7 @@ from . import ioctls
 from .config import UNIT_FLAGS, cache_dir
 from .judge import FAIL, NOTE, REVIEW
 from .model import Finding
-from .util import Fatal, object_key, parallel, write_atomic
+from .util import Fatal, object_key, parallel, publish_dir, write_atomic
 
 CHECK = {"drift": "drift", "series-c": "c-layout-unchanged", "series-cxx": "cxx-layout",
          "cross": "c-cxx-same-layout", "cross-series": "c-cxx-same-layout"}
@@ -64,12 +64,9 @@ def _build_ioctl_unit(compiler, unit, include, out, full, flags, key, known_bad)
         except ioctls.IoctlError as e:
             raise Fatal(f"ioctl numbers of {unit.key}: {e}")
         write_atomic(os.path.join(tmp, "ioctls.json"), json.dumps(
-            {"kept": [vars(x) for x in kept], "skipped": skipped}, indent=0))
-        shutil.rmtree(cache, ignore_errors=True)
-        try:
-            os.rename(tmp, cache)
-        except OSError:     # the other one renamed its own first
-            shutil.rmtree(tmp, ignore_errors=True)
+            {"kept": [vars(x) for x in kept], "skipped": skipped}, separators=(",", ":")))
+        # Keyed by content: an entry another run published first stays (it may be reading it).
+        publish_dir(tmp, cache, lambda d: all(os.path.isfile(os.path.join(d, f)) for f in ('ioctls.json', 'ioctls.o')))
     with open(os.path.join(cache, "ioctls.json")) as f:
         data = json.load(f)
     shutil.copyfile(os.path.join(cache, "ioctls.o"), obj)
@@ -89,7 +86,8 @@ def judge_number(comp, name, change, ioctl):
     """The Finding for one request number that differs between the two sides."""
     arg = ioctl.arg_type if ioctl else None
     t = argument_finding(comp, arg) if arg else None
-    why = (f"{t['name']} {t.get('old_size')} -> {t.get('new_size')} bytes, {t.get('severity')}"
+    sizes = " -> ".join(str(t[k]) for k in ("old_size", "new_size") if t and t.get(k) is not None)
+    why = (f"{t['name']}{' ' + sizes + ' bytes' if sizes else ''}, {t.get('severity') or 'no severity'}"
            f" ({', '.join(t.get('reasons') or [])})") if t else "no finding for its argument"
     text = f"0x{change['old']:08x} -> 0x{change['new']:08x}, argument {arg or '(none)'}: {why}"
     role = comp.role
@@ -136,7 +134,8 @@ def step_requests(opts, compilers, trees, units, comparisons, tool, progress):
         old_obj, old_kept, _ = built[comp.old]
         new_obj, new_kept, _ = built[comp.new]
         try:
-            changes = ioctls.ioctl_number_changes(tool, old_obj, new_obj)
+            # Units with no request on either side have no ioctl enum for the tool to select.
+            changes = ioctls.ioctl_number_changes(tool, old_obj, new_obj) if old_kept or new_kept else {}
         except ioctls.IoctlError as e:
             raise Fatal(str(e))
         gone = sum(1 for c in changes.values() if c["new"] is None)

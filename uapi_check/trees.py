@@ -1,5 +1,6 @@
 """Step 1: the two trees (a pristine tree and a copy with the series applied, or two trees for
 drift), and `make headers_install` for both, out of tree and cached."""
+import contextlib
 import glob
 import hashlib
 import os
@@ -11,7 +12,7 @@ from .arch import ARCHES, DEFAULT as DEFAULT_ARCH
 from .config import REVS, ROOT, STATE, cache_dir
 from .model import HeaderChange, Revision, Series, Trees
 from .git import Repo, sides, describe, needed
-from .util import Fatal, parallel, run, run_or_die
+from .util import Fatal, file_lock, parallel, publish_dir, run, run_or_die
 
 
 def resolve_tree(spec, headers_only=True):
@@ -117,15 +118,28 @@ def headers_install(tree, key, jobs, work, arch=None, build_in_tree=False):
     relative (srctree is ..), so a copy of the tree with a few files changed (git.py) installs
     again only those."""
     arch = arch or ARCHES[DEFAULT_ARCH]
+    # A build directory inside the tree (a git side in the shared cache) takes one make at a time:
+    # a second run on the same side waits, then finds the install cached.
+    lock = file_lock(os.path.join(tree, f".obj-{arch.kernel}.lock")) if build_in_tree \
+        else contextlib.nullcontext()
+    with lock:
+        return _headers_install(tree, key, jobs, work, arch, build_in_tree)
+
+
+def _complete(dest):
+    return os.path.isfile(os.path.join(dest, ".complete"))
+
+
+def _headers_install(tree, key, jobs, work, arch, build_in_tree):
     if key:
         dest = headers_cache(key, arch)
-        if os.path.isfile(os.path.join(dest, ".complete")):
+        if _complete(dest):
             return os.path.join(dest, "include"), True
         os.makedirs(os.path.dirname(dest), exist_ok=True)
     else:
         dest = os.path.join(work, f"headers-{arch.kernel}-" + hashlib.sha256(tree.encode()).hexdigest()[:12])
-    # A temporary directory of its own: two runs (two architectures, --arch and --compat) may
-    # install the same tree at once; the first to finish wins, the other uses its result.
+    # A temporary directory of its own: two runs (two architectures, --arch and --compat, two CI
+    # jobs) may install the same tree at once; the first to finish wins, the other uses its result.
     os.makedirs(os.path.dirname(dest), exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=os.path.basename(dest) + ".tmp.", dir=os.path.dirname(dest))
     obj = os.path.join(tree, f"obj-{arch.kernel}") if build_in_tree else f"{os.path.abspath(tmp)}/obj"
@@ -138,18 +152,15 @@ def headers_install(tree, key, jobs, work, arch=None, build_in_tree=False):
         raise
     shutil.rmtree(os.path.join(tmp, "obj"), ignore_errors=True)
     open(os.path.join(tmp, ".complete"), "w").close()
-    # Keyed, an install another run completed first has the same content. Not keyed (a directory
-    # given by path, --full), one left by an earlier run may be of other files: replace it.
-    if key and os.path.isfile(os.path.join(dest, ".complete")):
-        shutil.rmtree(tmp, ignore_errors=True)
+    if key:
+        # Keyed, an install another run published first has the same content: it stays (a run
+        # may be copying it), and this one is dropped (util.publish_dir).
+        publish_dir(tmp, dest, _complete)
     else:
-        shutil.rmtree(dest, ignore_errors=True)   # a half-written one, from a killed run
-        try:
-            os.rename(tmp, dest)
-        except OSError:     # another run renamed its own first
-            shutil.rmtree(tmp, ignore_errors=True)
-            if not os.path.isfile(os.path.join(dest, ".complete")):
-                raise
+        # Not keyed (a directory given by path, --full): under --out's work/, which one run
+        # holds; one left by an earlier run may be of other files.
+        shutil.rmtree(dest, ignore_errors=True)
+        os.rename(tmp, dest)
     return os.path.join(dest, "include"), False
 
 
@@ -192,6 +203,7 @@ def git_revisions(opts, progress):
     revs = {}
     repo.materialize(old, progress, opts.full)
     repo.materialize(new, progress, opts.full, base=old)
+    repo.release_except({old.key, new.key})
     for rev, side in (("before", old), ("after", new)):
         revs[rev] = Revision(rev, side.tree, side.key, [side.tree], build_in_tree=True)
     return revs, None, (old, new)
@@ -339,6 +351,12 @@ class SourceMap:
         return self.known[header, new_only]
 
     def line(self, header, installed_line, old=False):
+        key = ("line", header, installed_line, old)
+        if key not in self.known:
+            self.known[key] = self._line(header, installed_line, old)
+        return self.known[key]
+
+    def _line(self, header, installed_line, old=False):
         """The source line of an installed header's line (of the before side when old): make
         headers_install drops lines (unifdef, the kernel-only parts), so the nearest source line
         with the same text, at or after it first."""
@@ -362,6 +380,12 @@ class SourceMap:
 
     def define_line(self, header, name):
         """The line of `#define NAME` in an installed header's source file (an ioctl request)."""
+        key = ("define", header, name)
+        if key not in self.known:
+            self.known[key] = self._define_line(header, name)
+        return self.known[key]
+
+    def _define_line(self, header, name):
         src = self.source(header)
         for rev in self.revisions if src else ():
             if os.path.isfile(rev.file(src)):

@@ -16,9 +16,11 @@ from .util import Fatal, copy_atomic, parallel, run, write_atomic
 
 
 def unit_command(compiler, lang, unit, obj, rel_inc, out):
-    """The compile command of a unit, run in the out dir (so DWARF names relative paths)."""
+    """The compile command of a unit, run in the out dir with every path under it mapped to .
+    (-ffile-prefix-map: DWARF and __FILE__), so an object names include/after/linux/x.h
+    wherever the out dir is, and the same inputs give the same bytes."""
     return [compiler, *UNIT_FLAGS[lang], *DEBUG_FLAGS, "-fdiagnostics-plain-output",
-            "-w", "-fmax-errors=10", "-fdiagnostics-column-unit=byte", f"-fdebug-prefix-map={out}=.",
+            "-w", "-fmax-errors=10", "-fdiagnostics-column-unit=byte", f"-ffile-prefix-map={out}=.",
             "-I", rel_inc, "-c", os.path.relpath(unit, out), "-o", os.path.relpath(obj, out)]
 
 
@@ -34,6 +36,12 @@ def unit_cache_key(ident, lang, headers, inc):
     return h.hexdigest()[:24]
 
 
+def by_header(collisions):
+    """Collisions in the order of their headers: the rounds find them in an order that depends on
+    what was seeded and what was cached, and reports must be byte-stable."""
+    return sorted(collisions, key=lambda c: (c.header, c.symbol or "", c.message))
+
+
 def load_unit(key, lang, rev, out, obj):
     """The cached Unit for key, its object copied to obj; None when not cached."""
     d = os.path.join(cache_dir(), "units", key)
@@ -44,7 +52,7 @@ def load_unit(key, lang, rev, out, obj):
     except (OSError, ValueError):
         return None
     return Unit(lang, rev, os.path.relpath(obj, out), meta["included"],
-                [Collision(**c) for c in meta["collisions"]], os.path.getsize(obj), cached=True)
+                by_header([Collision(**c) for c in meta["collisions"]]), os.path.getsize(obj), cached=True)
 
 
 def save_unit(key, unit, obj):
@@ -80,7 +88,8 @@ def build_unit(compiler, lang, rev, headers, inc, out, max_rounds=80, ident=None
         rc, _, err = run(unit_command(compiler, lang, unit, tmp_obj, rel_inc, out), cwd=out)
         if rc == 0:
             os.rename(tmp_obj, obj)
-            built = Unit(lang, rev, os.path.relpath(obj, out), included, collisions, os.path.getsize(obj))
+            built = Unit(lang, rev, os.path.relpath(obj, out), included, by_header(collisions),
+                         os.path.getsize(obj))
             if key:
                 save_unit(key, built, obj)
             return built

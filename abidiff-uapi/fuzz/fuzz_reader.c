@@ -20,6 +20,7 @@
 #include "compare.h"
 #include "dwarf_reader.h"
 #include "report.h"
+#include "show.h"
 
 #ifndef FUZZ_BTF
 #define FUZZ_BTF 0
@@ -69,6 +70,21 @@ static void run_all(const struct layout_model *o, const struct layout_model *n, 
 	au_report_dump_text(null, o);
 	au_report_dump_json(null, o);
 	au_comparison_deinit(&c);
+	/* show: each type of OLD beside NEW's of that name (rows, pairs, both
+	 * reports), reached the way a user names it. */
+	struct arena a;
+	au_arena_init(&a);
+	au_report_show_json_begin(null, o->path, n->path);
+	for (size_t i = 0; i < o->ntypes && i < 256; i++) {
+		struct show_layout l[2];
+		au_show_layout(o->types[i], &a, &l[0]);
+		au_show_layout(au_layout_model_resolve(n, o->types[i]->name), &a, &l[1]);
+		au_report_show_text(null, &l[0], &l[1], o->path, n->path);
+		au_report_show_json_type(null, o->types[i]->name, &l[0], &l[1], i == 0);
+		au_arena_reset(&a);
+	}
+	au_report_show_json_end(null);
+	au_arena_deinit(&a);
 	fclose(null);
 }
 

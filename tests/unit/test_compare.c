@@ -7,6 +7,7 @@
 #include "compare.h"
 #include "conventions.h"
 #include "model.h"
+#include "show.h"
 
 #include "check.h"
 
@@ -315,8 +316,138 @@ static void test_strmap(void)
 	au_strmap_deinit(&map);
 }
 
+/* A user names a type as they write it: a bare tag, struct/union TAG, a
+ * typedef (of a typedef) of a tagged aggregate, a typedef'd anonymous one. */
+static void test_resolve(void)
+{
+	struct layout_model m;
+	au_layout_model_init(&m, "m");
+	agg(&m, LAYOUT_STRUCT, "struct s", 4, (struct mdef[]){ { "x", 0, 4, "u32" } }, 1);
+	agg(&m, LAYOUT_UNION, "union u", 4, (struct mdef[]){ { "i", 0, 4, "s32" } }, 1);
+	agg(&m, LAYOUT_STRUCT, "anon_t", 4, (struct mdef[]){ { "y", 0, 4, "u32" } }, 1);
+	au_layout_model_add_typedef(&m, "s_t", "struct s");
+	au_layout_model_add_typedef(&m, "s_t2", "s_t");
+	au_layout_model_add_typedef(&m, "loop1", "loop2");   /* corrupt input: a cycle */
+	au_layout_model_add_typedef(&m, "loop2", "loop1");
+	struct layout_type *s = au_layout_model_find(&m, "struct s"), *u = au_layout_model_find(&m, "union u");
+	CHECK(au_layout_model_resolve(&m, "s") == s);
+	CHECK(au_layout_model_resolve(&m, "struct s") == s);
+	CHECK(au_layout_model_resolve(&m, "s_t") == s);
+	CHECK(au_layout_model_resolve(&m, "s_t2") == s);
+	CHECK(au_layout_model_resolve(&m, "u") == u);
+	CHECK(au_layout_model_resolve(&m, "union u") == u);
+	CHECK(au_layout_model_resolve(&m, "anon_t") == au_layout_model_find(&m, "anon_t"));
+	CHECK(au_layout_model_resolve(&m, "struct u") == NULL);   /* a union asked for as a struct */
+	CHECK(au_layout_model_resolve(&m, "nope") == NULL);
+	CHECK(au_layout_model_resolve(&m, "loop1") == NULL);
+	au_layout_model_deinit(&m);
+}
+
+/* hl_mem_in: union { struct { a; b; } alloc; struct { handle; b; } x; } ->
+ * x.handle becomes x.addr and x grows by c inside the union's room. */
+static struct layout_type *mem_in(struct layout_model *m, bool renamed)
+{
+	struct layout_type *alloc = agg(m, LAYOUT_STRUCT, NULL, 16, (struct mdef[]){ { "a", 0, 8, "u64" }, { "b", 8, 8, "u64" } }, 2);
+	struct layout_type *big = agg(m, LAYOUT_STRUCT, NULL, 24,
+				      (struct mdef[]){ { "p", 0, 8, "u64" }, { "q", 8, 8, "u64" }, { "r", 16, 8, "u64" } }, 3);
+	struct layout_type *x = renamed ? agg(m, LAYOUT_STRUCT, NULL, 24,
+					      (struct mdef[]){ { "addr", 0, 8, "u64" }, { "b", 8, 8, "u64" }, { "c", 16, 8, "u64" } }, 3)
+					: agg(m, LAYOUT_STRUCT, NULL, 16, (struct mdef[]){ { "handle", 0, 8, "u64" }, { "b", 8, 8, "u64" } }, 2);
+	struct layout_type *un = agg(m, LAYOUT_UNION, NULL, 24,
+				     (struct mdef[]){ { "alloc", 0, 16, renamed ? "struct{A}" : "struct{A}" },
+						      { "big", 0, 24, "struct{B}" },
+						      { "x", 0, renamed ? 24 : 16, renamed ? "struct{X2}" : "struct{X1}" } }, 3);
+	holds(&un->members[0], alloc);
+	holds(&un->members[1], big);
+	holds(&un->members[2], x);
+	struct layout_type *t = agg(m, LAYOUT_STRUCT, "struct mem_in", 24, (struct mdef[]){ { NULL, 0, 24, "union{}" } }, 1);
+	holds(&t->members[0], un);
+	return t;
+}
+
+static const struct change *find_change(const struct comparison *c, const char *type, enum change_kind kind,
+					const char *member)
+{
+	for (size_t i = 0; i < c->nfindings; i++)
+		for (size_t j = 0; strcmp(c->findings[i]->name, type) == 0 && j < c->findings[i]->nchanges; j++) {
+			const struct change *ch = &c->findings[i]->changes[j];
+			const char *name = ch->old_member.member ? ch->old_member.name : ch->new_member.name;
+			if (ch->kind == kind && name && strcmp(name, member) == 0)
+				return ch;
+		}
+	return NULL;
+}
+
+static void test_rename_in_union(void)
+{
+	struct layout_model o, n;
+	au_layout_model_init(&o, "old");
+	au_layout_model_init(&n, "new");
+	mem_in(&o, false);
+	mem_in(&n, true);
+	struct compare_options opts = { 0 };
+	struct comparison c;
+	au_compare_models(&o, &n, &opts, &c);
+	const struct change *r = find_change(&c, "struct mem_in", CHANGE_RENAMED, "x.handle");
+	CHECK(r && strcmp(r->new_member.name, "x.addr") == 0 && r->reasons == (reason_set)1 << REASON_RENAMED);
+	/* alloc.a and big.p share the slot: no alias of theirs went or came. */
+	CHECK(!find_change(&c, "struct mem_in", CHANGE_ALIAS_REMOVED, "x.handle"));
+	CHECK(!find_change(&c, "struct mem_in", CHANGE_ALIAS_ADDED, "x.addr"));
+	/* x.c is x's growth inside the union's room, as x's own change is. */
+	const struct change *a = find_change(&c, "struct mem_in", CHANGE_MEMBER_ADDED, "x.c");
+	CHECK(a && a->reasons == (reason_set)1 << REASON_PADDING_REUSE && !a->other);
+	CHECK(!find_change(&c, "struct mem_in", CHANGE_ALIAS_ADDED, "x.c"));
+	CHECK(severity_of(&c, "struct mem_in") == SEVERITY_BREAK);
+	au_comparison_deinit(&c);
+	au_layout_model_deinit(&o);
+	au_layout_model_deinit(&n);
+}
+
+/* show's rows: dotted paths at absolute offsets, holes; two layouts
+ * paired by path, marked by what differs. */
+static void test_show(void)
+{
+	struct layout_model m;
+	au_layout_model_init(&m, "m");
+	struct layout_type *io = agg(&m, LAYOUT_STRUCT, NULL, 4, (struct mdef[]){ { "dir", 0, 1, "u8" }, { "port", 2, 2, "u16" } }, 2);
+	struct layout_type *a = agg(&m, LAYOUT_STRUCT, "struct a", 12,
+				    (struct mdef[]){ { "x", 0, 2, "u16" }, { "io", 4, 4, "struct{io}" }, { "gone", 8, 4, "u32" } }, 3);
+	holds(&a->members[1], io);
+	struct layout_type *b = agg(&m, LAYOUT_STRUCT, "struct b", 16,
+				    (struct mdef[]){ { "x", 0, 4, "u32" }, { "io", 4, 4, "struct{io}" }, { "new", 8, 8, "u64" } }, 3);
+	holds(&b->members[1], io);
+	struct arena ar;
+	au_arena_init(&ar);
+	struct show_layout la, lb;
+	au_show_layout(a, &ar, &la);
+	au_show_layout(b, &ar, &lb);
+	/* x, a hole, io, io.dir, io.port (at 4 + 2 = byte 6), gone; the hole inside io. */
+	CHECK(la.nrows == 7);
+	CHECK(la.nrows == 7 && la.rows[1].kind == SHOW_HOLE && la.rows[1].bit_offset == 16 && la.rows[1].bit_size == 16);
+	CHECK(la.nrows == 7 && strcmp(la.rows[3].path, "io.dir") == 0 && la.rows[3].depth == 2);
+	CHECK(la.nrows == 7 && la.rows[4].kind == SHOW_HOLE && la.rows[4].depth == 2 && la.rows[4].bit_offset == 40);
+	CHECK(la.nrows == 7 && strcmp(la.rows[5].path, "io.port") == 0 && la.rows[5].bit_offset == 48);
+	CHECK(la.holes == 1 && la.hole_bits == 16 && lb.holes == 0);
+	struct show_pair *p;
+	size_t n = au_show_pair(&la, &lb, &p);
+	/* x differs in size and type; the hole only in a; io and its rows the
+	 * same; gone only in a, new only in b. */
+	CHECK(n == 8);
+	CHECK(n == 8 && p[0].a && p[0].b && p[0].what == (SHOW_DIFF_SIZE | SHOW_DIFF_TYPE));
+	CHECK(n == 8 && p[1].a && !p[1].b && p[1].a->kind == SHOW_HOLE);
+	CHECK(n == 8 && p[2].a && p[2].b && p[2].what == 0 && strcmp(p[2].a->path, "io") == 0);
+	CHECK(n == 8 && p[6].a && !p[6].b && strcmp(p[6].a->path, "gone") == 0);
+	CHECK(n == 8 && !p[7].a && p[7].b && strcmp(p[7].b->path, "new") == 0);
+	free(p);
+	au_arena_deinit(&ar);
+	au_layout_model_deinit(&m);
+}
+
 int main(void)
 {
+	test_resolve();
+	test_rename_in_union();
+	test_show();
 	test_statuses();
 	test_flatten();
 	test_conventions_table();
