@@ -25,6 +25,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import agree  # noqa: E402  (tests/agree.py: the five reports and the exit status agree)
 CHECK = os.path.join(ROOT, "uapi-check")
 SERIES = os.path.join(ROOT, "patches", "linux-6.12")
 HEADER = "include/uapi/linux/uinput.h"
@@ -133,6 +135,8 @@ def steps(work, repo):
     ok(rows and all(r["verdict"] == "pass" for r in rows) and doc.get("first_bad") is None,
        "every commit passes")
     ok("every commit passes (12)" in stdout, "the summary says so")
+    problems = agree.each_commit_problems(out, rc)
+    ok(problems == [], "each commit's five reports agree with its verdict " + "; ".join(problems[:3]))
     ids = git(repo, "rev-list", "--reverse", "pristine..main").split()
     ok([r["commit"] for r in rows] == ids and [r["parent"] for r in rows] == [git(repo, "rev-parse", "pristine")] + ids[:-1],
        "each commit is checked against its parent")
@@ -163,6 +167,8 @@ def steps(work, repo):
     ok(doc["first_bad"] == bad, f"the first bad commit is the planted one ({doc['first_bad']})")
     ok(f"first bad commit: {bad} uinput: swap retval and effect_id" in stdout, "the summary names it")
     ok([r["verdict"] for r in doc["commits"]] == ["pass", "fail", "pass"], "the comments pass")
+    problems = agree.each_commit_problems(out, rc)
+    ok(problems == [], "each commit's five reports agree with its verdict " + "; ".join(problems[:3]))
     row = doc["commits"][1]
     rep = load(os.path.join(out, os.path.dirname(row["report"]), "report.json"))
     moved = [f for f in rep["steps"]["compare"]["c-before_c-after"]["findings"]

@@ -30,17 +30,20 @@ SCHEMAS = os.path.join(ROOT, "abidiff-uapi", "schema")
 
 def validators():
     store = {}
-    for name in ("dump.schema.json", "diff.schema.json", "show.schema.json", "sarif-subset.schema.json"):
+    names = {"dump": "dump.schema.json", "diff": "diff.schema.json", "show": "show.schema.json",
+             "sarif-subset": "sarif-subset.schema.json",
+             "sarif": "sarif-schema-2.1.0.json"}    # the last: OASIS's own (draft 4: "id")
+    for name in names.values():
         with open(os.path.join(SCHEMAS, name)) as f:
             s = json.load(f)
-        store[s["$id"]] = s
+        store[s.get("$id") or s["id"]] = s
         store[name] = s
     out = {}
-    for name in ("dump", "diff", "show", "sarif-subset"):
-        s = store["%s.schema.json" % name]
+    for name, file in names.items():
+        s = store[file]
         cls = jsonschema.validators.validator_for(s)
         cls.check_schema(s)
-        resolver = jsonschema.RefResolver(base_uri=s["$id"], referrer=s, store=store)
+        resolver = jsonschema.RefResolver(base_uri=s.get("$id") or s["id"], referrer=s, store=store)
         out[name] = cls(s, resolver=resolver)
     return out
 
@@ -161,6 +164,7 @@ def main():
                 check(what, "diff", js)
                 sarif = json.loads(reports["sarif"])
                 check(what + " (sarif)", "sarif-subset", sarif)
+                check(what + " (sarif, the OASIS schema)", "sarif", sarif)
                 junit_problems = junit_check(reports["junit"], js) + sarif_check(sarif, js)
                 if junit_problems:
                     failed += 1
@@ -205,6 +209,7 @@ def main():
     sarif = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "abidiff-uapi"}},
                                            "results": [{"message": {"text": "x"}, "level": "fatal"}]}]}
     check("damaged sarif (unknown level)", "sarif-subset", sarif, valid=False)
+    check("damaged sarif (unknown level), the OASIS schema", "sarif", sarif, valid=False)
     del sarif["runs"][0]["results"][0]["message"]
     sarif["runs"][0]["results"][0]["level"] = "error"
     check("damaged sarif (result without message)", "sarif-subset", sarif, valid=False)

@@ -4,7 +4,7 @@
   ./uapi-check --old TREE --new TREE [--out DIR] [--fail-on=break|review]  (release drift)
   ./uapi-check --git DIR [--old REF] [--new REF] [--full]   (two revisions of a git tree)
   ./uapi-check --git DIR --each-commit BASE..TIP            (every commit of a series)
-  ... [--waivers FILE] [--baseline OLD/report.json]                 (for CI: waivers.py)
+  ... [--waivers FILE] [--baseline OLD/report.json] [--sarif-safe]    (for CI: waivers.py, ci.py)
 
 Steps (one module each):
   0. env.py:      what the run needs is installed (it installs nothing: scripts/install-deps does).
@@ -47,7 +47,7 @@ import time
 import traceback
 
 from .arch import DEFAULT as DEFAULT_ARCH, compat_pair, lookup as lookup_arch, names as arch_names
-from .ci import write_ci_reports
+from .ci import locate, write_ci_reports
 from .compat import run_compat
 from .compat_report import terminal_summary as compat_summary, write_reports as write_compat_reports
 from .config import KNOWN_KERNELS, OUT, ROOT, add_flags
@@ -109,6 +109,9 @@ def parse_args(argv):
                         "(default for a series: its DIR/waivers, when there is one)")
     p.add_argument("--baseline", metavar="REPORT",
                    help="an earlier report.json: fail only on findings it does not have")
+    p.add_argument("--sarif-safe", action="store_true",
+                   help="report.sarif: also the findings that fail nothing (safe changes, and changes a "
+                        "check allows) as note results; by default it has the break and review ones")
     p.add_argument("--arch", default=DEFAULT_ARCH,
                    help=f"architecture, Debian's or the kernel's name (default amd64): {arch_names()}")
     p.add_argument("--show", metavar="TYPE",
@@ -174,7 +177,8 @@ def parse_args(argv):
                    baseline=os.path.abspath(a.baseline) if a.baseline else None,
                    arch=pair[0] if pair else arch, compat=pair[1] if pair else None,
                    git=os.path.abspath(a.git) if a.git else None, full=a.full, cflags=cflags,
-                   each=a.each_commit, wait=a.wait, show=a.show, show_format=a.show_format)
+                   each=a.each_commit, wait=a.wait, show=a.show, show_format=a.show_format,
+                   sarif_safe=a.sarif_safe)
 
 
 REPORTS = ("report.json", "report.txt", "report.sarif", "report.junit.xml", "report.html")
@@ -375,12 +379,13 @@ def run_check(opts, progress):
         # The trees' copies go before the lock on --out does (the next run would write them).
         try:
             report = check(opts, progress, started)
+            locate(report)      # report.sarif's kernel-tree locations, read while the trees are here
         finally:
             for t in ("tree-after", "tree-before"):
                 shutil.rmtree(os.path.join(opts.work, t), ignore_errors=True)
         write_atomic(os.path.join(opts.out, "report.json"), json.dumps(report.to_json(), indent=1) + "\n")
         write_atomic(os.path.join(opts.out, "report.txt"), render_text(report))
-        write_ci_reports(opts.out, report.comparisons, report.checks)
+        write_ci_reports(opts.out, report, opts.sarif_safe)
         write_atomic(os.path.join(opts.out, "report.html"), render_html(report))
         return report
 

@@ -108,6 +108,7 @@ class CompatReport:
     objects: Dict[str, str] = field(default_factory=dict)
     constants: List[CompatConstant] = field(default_factory=list)
     constant_counts: Dict[str, int] = field(default_factory=dict)   # per ABI: its constants
+    tree: Optional[str] = None              # the kernel tree (report.sarif's locations)
 
     def cause_counts(self) -> Dict[str, int]:
         """Types per cause (a type with two causes counts under both)."""
@@ -335,4 +336,4 @@ def run_compat(opts, tool_fn, progress) -> CompatReport:
                         dict(sorted(left.items())), types, tool_causes, found, counts,
                         {a.debian: compilers[a.debian].version for a in arches},
                         time.monotonic() - started,
-                        {a.debian: units[a.debian].object for a in arches}, consts, const_counts)
+                        {a.debian: units[a.debian].object for a in arches}, consts, const_counts, tree)

@@ -4,10 +4,28 @@ import html
 import json
 import os
 
-from .compat import CompatReport
-from .util import write_atomic
+from types import SimpleNamespace
 
-REPORTS = ("report.json", "report.txt", "report.html")
+from .ci import render_junit, render_sarif
+from .compat import CAUSES, CompatReport
+from .model import Revision
+from .util import write_atomic
+from .verdict import REVIEW, Item
+
+# report.sarif's rules of a --compat run: its causes, and a constant that differs.
+CAUSE_TEXT = {
+    "long-width": "a long or unsigned long member: 8 bytes in the 64-bit ABI, 4 in the 32-bit one",
+    "pointer-width": "a pointer member: 8 bytes against 4",
+    "size_t-width": "a size_t, ssize_t or ptrdiff_t member: 8 bytes against 4",
+    "time-width": "a time_t or other time member whose width differs between the ABIs",
+    "align8": "a 64-bit member aligned to 8 bytes in the 64-bit ABI and to 4 in i386's",
+    "arch-ifdef": "the header declares the type differently per architecture",
+    "member-type": "a member whose own type differs between the ABIs",
+    "other": "a difference of another kind",
+    "constant-differs": "a #define constant with another value in each ABI, or defined in one only",
+}
+
+REPORTS = ("report.json", "report.txt", "report.html", "report.sarif", "report.junit.xml")
 
 
 def cause_text(causes):
@@ -91,10 +109,34 @@ def render_html(r: CompatReport) -> str:
             f"{io}</table></body></html>\n")
 
 
+def compat_items(r: CompatReport):
+    """Every difference as a review item (verdict.py): informational, for a person to check each
+    one (whether an ioctl has a compat handler is not known here); nothing fails."""
+    comp = f"{r.arch64.debian}_{r.arch32.debian}"
+    out = [Item(REVIEW, "type", t.name, comp, "compat", t.header, t.line, "review", t.cause_names(),
+                [f"{t.name}: {t.size64} -> {t.size32} bytes [{t.status}]: {cause_text(t.causes)}"]) for t in r.types]
+    out += [Item(REVIEW, "ioctl", f"ioctl {i.name}", comp, "compat", i.header, None, "review", [],
+                 [f"ioctl {i.name}: 0x{i.number64:08x} -> 0x{i.number32:08x}, argument {i.argument or '(none)'}"])
+            for i in r.ioctls]
+    out += [Item(REVIEW, "constant", f"#define {k.name}", comp, "compat", k.header, None, "review",
+                 ["constant-differs"], [f"#define {k.name}: {show(k.value64)} -> {show(k.value32)}"]) for k in r.constants]
+    return out
+
+
+def ci_view(r: CompatReport):
+    """What ci.render_sarif and render_junit read of a report."""
+    trees = SimpleNamespace(revisions={"after": Revision("after", r.tree, None, [r.tree])}) if r.tree else None
+    return SimpleNamespace(what=r.what, mode="compat", verdict="pass", checks=[], trees=trees, arch=r.arch64)
+
+
 def write_reports(out: str, r: CompatReport):
     write_atomic(os.path.join(out, "report.json"), json.dumps(r.to_json(), indent=1) + "\n")
     write_atomic(os.path.join(out, "report.txt"), render_text(r))
     write_atomic(os.path.join(out, "report.html"), render_html(r))
+    its, view = compat_items(r), ci_view(r)
+    rules = [(c, "review", CAUSE_TEXT.get(c, c)) for c in (*CAUSES, "constant-differs")]
+    write_atomic(os.path.join(out, "report.sarif"), json.dumps(render_sarif(view, rules, its), indent=1) + "\n")
+    write_atomic(os.path.join(out, "report.junit.xml"), render_junit(view, its))
 
 
 def terminal_summary(r: CompatReport) -> str:

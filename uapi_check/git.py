@@ -251,19 +251,21 @@ class Repo:
                 os.utime(dst)     # newer than the build directory it may join
 
     def commits(self, spec):
-        """The commits of BASE..TIP, oldest first; each has exactly one parent."""
+        """The commits of BASE..TIP on TIP's first-parent line, oldest first, each with its first
+        parent: a merge (a pull request's range usually has one) is checked against the line
+        it was merged into, as git log --first-parent shows the branch."""
         if ".." not in spec or "..." in spec:
             raise Fatal(f"--each-commit {spec}: give a range BASE..TIP")
         base, tip = spec.split("..", 1)
         base, tip = self.commit(base or "HEAD"), self.commit(tip or "HEAD")
-        out = self.git("rev-list", "--reverse", "--topo-order", "--parents", f"{base}..{tip}")
+        out = self.git("rev-list", "--reverse", "--first-parent", "--parents", f"{base}..{tip}")
         commits = []
         for line in out.decode().splitlines():
             ids = line.split()
-            if len(ids) != 2:
-                raise Fatal(f"{self.top}: {ids[0][:12]} is a merge or a root commit: --each-commit "
-                            "checks a linear series")
-            commits.append((ids[1], ids[0]))     # (parent, commit)
+            if len(ids) < 2:
+                raise Fatal(f"{self.top}: {ids[0][:12]} is a root commit: --each-commit checks each "
+                            "commit against its parent")
+            commits.append((ids[1], ids[0]))     # (first parent, commit)
         if not commits:
             raise Fatal(f"--each-commit {spec}: no commits in the range")
         return commits

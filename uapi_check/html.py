@@ -12,7 +12,8 @@ from html import escape
 
 from .config import REVS
 from .judge import BASELINED, FAIL, WAIVED
-from .screen import also_text, groups, plural
+from .screen import also_text, plural
+from .verdict import ACCEPTED, FAILS, REVIEW, items, tally
 from .trees import list_headers
 
 CSS = """
@@ -140,14 +141,25 @@ def added_headers(report):
     return sorted(after - before - moved)
 
 
-def summary_section(report, fails, reviews):
+def breaks_text(n):
+    """The breaks as report.txt's first screen counts them: types, constants, their headers."""
+    what = " and ".join(plural(k, w) for k, w in ((n["types"], "type"), (n["constants"], "constant")) if k)
+    return f'{what} in {plural(n["headers"], "header")}' if what else "none"
+
+
+def summary_section(report, its):
+    n = tally(its)
     n_safe, safe = safe_counts(report.comparisons)
     removed = [h for h in report.header_changes if not h.moved_to]
     moved = [h for h in report.header_changes if h.moved_to]
     added = added_headers(report)
-    rows = [("breaks", f'<span class="n-break">{plural(len(fails), "type")}</span> in '
-             f'{plural(len({g.file for g in fails}), "header")}'),
-            ("review", f'<span class="n-review">{plural(len(reviews), "type")}</span>'),
+    rows = [("breaks", f'<span class="n-break" id="count-breaks" data-types="{n["types"]}" '
+             f'data-constants="{n["constants"]}">{breaks_text(n)}</span>'),
+            ("headers that stopped compiling alone",
+             f'<span class="n-break" id="count-compile">{n["compile"]}</span>'),
+            ("review", f'<span class="n-review" id="count-review">{plural(n["review"], "type")}</span>'),
+            ("accepted (waived or in the baseline)",
+             f'<span id="count-accepted">{plural(n["accepted"], "finding")}</span>'),
             ("safe", plural(n_safe, "type") + (": " + ", ".join(
                 f"{escape(r)} {k}" for r, k in sorted(safe.items(), key=lambda x: (-x[1], x[0]))) if safe else "")),
             ("headers removed", str(len(removed))), ("headers moved", str(len(moved))),
@@ -189,6 +201,7 @@ def cross_section(report):
 
 
 def drift_section(report, accepted):
+    """accepted: the accepted verdict items."""
     out = ['<h2 id="drift">Drift</h2>']
     if report.header_changes:
         out.append('<table class="list"><tr><th>header</th><th>change</th></tr>')
@@ -199,11 +212,11 @@ def drift_section(report, accepted):
     else:
         out.append("<p>No header removed or moved.</p>")
     if accepted:
-        out.append(f"<h3>Accepted (waived or in the baseline): {plural(len(accepted), 'type')}</h3><ul>")
-        for g in accepted:
-            f = next(f for f in g.findings if f.severity in (WAIVED, BASELINED))
-            out.append(f"<li><code>{escape(g.type)}</code>: {escape(f.severity)}: {escape(f.waiver or '')}"
-                       f" [{escape(g.comparison.name)}]</li>")
+        out.append(f"<h3>Accepted (waived or in the baseline): {plural(len(accepted), 'finding')}</h3><ul>")
+        for i in accepted:
+            f = next((f for f in i.group.findings if f.severity in (WAIVED, BASELINED)), None) if i.group else None
+            how = f"{f.severity}: {f.waiver or ''}" if f else f"baselined: {i.texts[0]}"
+            out.append(f"<li><code>{escape(i.name)}</code>: {escape(how)} [{escape(i.comparison)}]</li>")
         out.append("</ul>")
     ioctls = [(name, i) for name, c in report.comparisons.items() for i in c.ioctls]
     if ioctls:
@@ -215,10 +228,10 @@ def drift_section(report, accepted):
 
 def render_html(report):
     comps = report.comparisons
-    gs = groups(comps)
-    fails = [g for g in gs if g.worst() == FAIL]
-    reviews = [g for g in gs if g.worst() != FAIL and any(f.tool_severity == "review" for f in g.findings)]
-    accepted = [g for g in gs if g.worst() in (WAIVED, BASELINED)]
+    its = items(report)
+    fails = [i.group for i in its if i.outcome == FAILS and i.group]
+    reviews = [i.group for i in its if i.outcome == REVIEW]
+    accepted = [i for i in its if i.outcome == ACCEPTED]
     verdict = report.verdict
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -226,7 +239,7 @@ def render_html(report):
            f"<style>{CSS}</style></head><body>",
            f'<h1>uapi-check <span class="verdict {escape(verdict)}" id="verdict">{escape(verdict.upper())}</span></h1>',
            f"<p>{escape(report.what)}</p>"]
-    out += summary_section(report, fails, reviews)
+    out += summary_section(report, its)
     out.append('<h2 id="breaks">Breaks</h2>')
     out.append('<p class="legend">rows: <span style="background:#fff3c4">moved or changed</span>'
                '<span style="background:#ffdcc2">resized</span><span style="background:#d7f5d7">added</span>'

@@ -50,12 +50,14 @@ def comparison_args(c):
     return matrix_args(c.old_object, c.new_object, c.common_only, c.strict, c.fail_on, c.ext)
 
 
-CI_FORMATS = (("sarif", "sarif"), ("junit", "junit.xml"))   # --format, diff/NAME.<suffix>
+# --format, diff/NAME.<suffix>: the tool's own SARIF, whose rules (its table of reasons) ci.py
+# gives report.sarif.
+CI_FORMATS = (("sarif", "sarif"),)
 
 
 def run_comparison(tool, out, name, args, ci=False):
     """Run the tool (JSON and text) for one comparison; keep its raw outputs in diff/. With ci, also
-    its SARIF and JUnit (ci.py merges them into report.sarif and report.junit.xml). Returns
+    its SARIF (ci.py takes the tool's rules from it). Returns
     (exit status, the JSON document)."""
     rc, js, err = run([tool, "diff", *args, "--format=json"], cwd=out)
     if rc not in (0, 1):

@@ -31,6 +31,7 @@ class Options:
     wait: bool = True                   # another run holds --out: wait (else --no-wait: exit 2)
     show: Optional[str] = None          # --show TYPE (show.py)
     show_format: str = "text"
+    sarif_safe: bool = False            # --sarif-safe: report.sarif has the safe findings too
 
     @property
     def drift(self):
@@ -249,6 +250,7 @@ class Finding:
     tool_severity: Optional[str] = None     # the tool's: break, review, safe
     reasons: List[str] = field(default_factory=list)
     waiver: Optional[str] = None            # why it is waived or baselined
+    justification: Optional[str] = None     # the waiver's reason, or "in baseline" (SARIF, JUnit)
 
     def to_json(self):
         d = {"type": self.type, "kind": self.kind, "status": self.status, "file": self.file,
@@ -261,6 +263,8 @@ class Finding:
             d["reasons"] = self.reasons
         if self.waiver is not None:
             d["waiver"] = self.waiver
+        if self.justification is not None:
+            d["justification"] = self.justification
         return d
 
     @property

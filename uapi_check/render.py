@@ -211,6 +211,7 @@ def terminal_summary(report):
     removed = len(report.header_changes) - moved
     figures = [f"{plural(n['breaks'], 'breaking type')} in {plural(n['headers'], 'header')}",
                f"{n['review']} to review"]
+    figures += [f"{plural(n['compile'], 'header')} stopped compiling alone"] if n["compile"] else []
     figures += [f"{n['accepted']} accepted"] if n["accepted"] else []
     figures += [f"{removed} headers removed"] if removed else []
     figures += [f"{moved} moved"] if moved else []

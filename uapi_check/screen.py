@@ -12,58 +12,15 @@ header's own unit repeating its base comparison) is shown once, "also in" the ot
 import difflib
 import re
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import List, Optional
 
-from .judge import BASELINED, FAIL, REVIEW, WAIVED
+from .judge import BASELINED, FAIL, WAIVED
+from .verdict import ACCEPTED, FAILS, REVIEW, is_constant, items, tally
 
 LAYOUT_ROWS = 12    # rows of a side-by-side layout, at most
 
 
 def plural(n, word):
     return f"{n} {word}" + ("" if n == 1 else "s")
-
-
-@dataclass
-class Group:
-    """One type in one comparison: its findings, and the comparisons that repeat them."""
-    comparison: object
-    type: str
-    file: Optional[str]
-    status: Optional[str]
-    findings: list
-    entry: dict                     # the tool's finding for the type
-    also: List[str] = field(default_factory=list)
-
-    @property
-    def identity(self):
-        return (self.type, self.status, frozenset((f.change_kind, f.member, f.tool_severity) for f in self.findings))
-
-    def worst(self):
-        sevs = {f.severity for f in self.findings}
-        for s in (FAIL, REVIEW, WAIVED, BASELINED):
-            if s in sevs:
-                return s
-        return None
-
-
-def groups(comparisons):
-    """Groups of findings per type and comparison, repeats folded into the first."""
-    out, first = [], {}
-    for comp in comparisons.values():
-        entries = {t.get("name"): t for t in comp.types}
-        per_type = {}
-        for f in comp.findings:
-            per_type.setdefault(f.type, []).append(f)
-        for tname, fs in per_type.items():
-            g = Group(comp, tname, fs[0].file, fs[0].status, fs, entries.get(tname, {}))
-            earlier = first.get(g.identity)
-            if earlier is None:
-                first[g.identity] = g
-                out.append(g)
-            elif (comp.base or comp.name) != (earlier.comparison.base or earlier.comparison.name):
-                earlier.also.append(comp.name)   # a left-out header repeating its base: silent
-    return out
 
 
 def also_text(g, comparisons):
@@ -105,10 +62,6 @@ def joined(texts, limit=3):
     """A few change texts on one line; the rest counted."""
     more = len(texts) - limit
     return "; ".join(texts[:limit]) + (f"; and {more} more" if more > 0 else "")
-
-
-def is_constant(g):
-    return (g.entry.get("kind") == "constant") or str(g.type).startswith("#define ")
 
 
 def break_lines(fails, header_changes, comparisons):
@@ -167,16 +120,16 @@ def compile_lines(report):
 
 
 def opening_screen(report):
+    """The first screen, from verdict.items (the items every other output renders too)."""
     comps = report.comparisons
-    gs = groups(comps)
+    its = items(report)
     lines = compile_lines(report)
-    lines += break_lines([g for g in gs if g.worst() == FAIL], report.header_changes, comps)
-    reviews = [g for g in gs if g.worst() != FAIL and any(f.tool_severity == "review" for f in g.findings)]
+    lines += break_lines([i.group for i in its if i.outcome == FAILS and i.group], report.header_changes, comps)
+    reviews = [i for i in its if i.outcome == REVIEW]
     lines.append("")
     lines.append(f"Review: {plural(len(reviews), 'type')}" if reviews else "Review: none")
-    for g in reviews:
-        texts = [f.text for f in g.findings if f.tool_severity == "review"]
-        lines.append(f"  {g.type}: {joined(texts)} [{g.comparison.name}{also_text(g, comps)}]")
+    for i in reviews:
+        lines.append(f"  {i.name}: {joined(i.texts)} [{i.comparison}{also_text(i.group, comps)}]")
     safe = Counter()
     n_safe = 0
     for comp in comps.values():
@@ -191,13 +144,14 @@ def opening_screen(report):
         lines.append(f"Safe: {plural(n_safe, 'type')}: " + ", ".join(f"{r} {n}" for r, n in sorted(safe.items(), key=lambda x: (-x[1], x[0]))))
     else:
         lines.append("Safe: none")
-    accepted = [g for g in gs if g.worst() in (WAIVED, BASELINED)]
+    accepted = [i for i in its if i.outcome == ACCEPTED]
     if accepted:
         lines.append("")
-        lines.append(f"Accepted (waived or in the baseline): {plural(len(accepted), 'type')}")
-        for g in accepted:
-            f = next(f for f in g.findings if f.severity in (WAIVED, BASELINED))
-            lines.append(f"  {g.type}: {f.severity}: {f.waiver} [{g.comparison.name}]")
+        lines.append(f"Accepted (waived or in the baseline): {plural(len(accepted), 'finding')}")
+        for i in accepted:
+            f = next((f for f in i.group.findings if f.severity in (WAIVED, BASELINED)), None) if i.group else None
+            how = f"{f.severity}: {f.waiver}" if f else f"baselined: {i.texts[0]}"
+            lines.append(f"  {i.name}: {how} [{i.comparison}]")
     unused = [w for w in report.waivers if not w.used]
     if unused:
         lines.append("  waivers that matched nothing: " + ", ".join(w.where for w in unused))
@@ -212,9 +166,7 @@ def opening_screen(report):
 
 
 def counts(report):
-    """The opening screen's figures, for the terminal: {breaks, headers, review, safe, accepted}."""
-    gs = groups(report.comparisons)
-    fails = [g for g in gs if g.worst() == FAIL]
-    return {"breaks": len(fails), "headers": len({g.file for g in fails}),
-            "review": sum(1 for g in gs if g.worst() != FAIL and any(f.tool_severity == "review" for f in g.findings)),
-            "accepted": sum(1 for g in gs if g.worst() in (WAIVED, BASELINED))}
+    """The opening screen's figures, for the terminal: {breaks, headers, review, accepted}."""
+    n = tally(items(report))
+    return {"breaks": n["types"] + n["constants"], "headers": n["headers"], "review": n["review"],
+            "accepted": n["accepted"], "compile": n["compile"]}

@@ -310,3 +310,90 @@ def header_changes(trees):
             moved = [os.path.relpath(a, tree) for a in arches]
         out.append(HeaderChange(h, moved[0] if moved else None))
     return out
+
+
+def source_candidates(header, srcarch):
+    """Where `make headers_install` takes an installed header from, relative to the kernel tree,
+    most likely first: arch/SRCARCH/include/uapi/asm/X for asm/X (else the asm-generic header a
+    generated wrapper includes, or the syscall table a generated unistd_NN.h is made from), and
+    include/uapi/X for every other X."""
+    if header.startswith("asm/"):
+        name = header[len("asm/"):]
+        out = [f"arch/{srcarch}/include/uapi/asm/{name}", f"include/uapi/asm-generic/{name}"]
+        m = re.fullmatch(r"unistd_(32|64|x32)\.h", name)
+        if m:
+            out.append(f"arch/{srcarch}/entry/syscalls/syscall_{'64' if m.group(1) == 'x32' else m.group(1)}.tbl")
+        return out
+    if header == "linux/version.h":     # generated from the top Makefile's VERSION, PATCHLEVEL...
+        return ["Makefile"]
+    return [f"include/uapi/{header}"]
+
+
+class SourceMap:
+    """Installed header -> the file of the kernel tree it was installed from (relative to the
+    tree), looked up in the after side, then the before side; None when the tree has none (a
+    generated header)."""
+
+    def __init__(self, revisions, srcarch):
+        self.revisions = [revisions[r] for r in ("after", "before") if r in revisions]
+        self.srcarch = srcarch
+        self.known = {}
+
+    def source(self, header, new_only=False):
+        """The file header was installed from, relative to the tree (new_only: only a file the
+        after side has, which is the tree code scanning looks at)."""
+        if not header:
+            return None
+        if (header, new_only) not in self.known:
+            revs = self.revisions[:1] if new_only else self.revisions
+            self.known[header, new_only] = next((rel for rel in source_candidates(header, self.srcarch)
+                                                 for rev in revs if os.path.isfile(rev.file(rel))), None)
+        return self.known[header, new_only]
+
+    def line(self, header, installed_line, old=False):
+        key = ("line", header, installed_line, old)
+        if key not in self.known:
+            self.known[key] = self._line(header, installed_line, old)
+        return self.known[key]
+
+    def _line(self, header, installed_line, old=False):
+        """The source line of an installed header's line (of the before side when old): make
+        headers_install drops lines (unifdef, the kernel-only parts), so the nearest source line
+        with the same text, at or after it first."""
+        src = self.source(header)
+        if not src or not installed_line:
+            return None
+        for rev in (self.revisions[::-1] if old else self.revisions):
+            inc = os.path.join(rev.include, header) if rev.include else None
+            if not inc or not os.path.isfile(inc) or not os.path.isfile(rev.file(src)):
+                continue
+            want = read_lines(inc)
+            if installed_line > len(want) or not want[installed_line - 1].strip():
+                continue
+            text = want[installed_line - 1].strip()
+            lines = read_lines(rev.file(src))
+            hits = [i + 1 for i, line in enumerate(lines) if line.strip() == text]
+            if hits:
+                return min(hits, key=lambda n: (n < installed_line, abs(n - installed_line)))
+        return None
+
+
+    def define_line(self, header, name):
+        """The line of `#define NAME` in an installed header's source file (an ioctl request)."""
+        key = ("define", header, name)
+        if key not in self.known:
+            self.known[key] = self._define_line(header, name)
+        return self.known[key]
+
+    def _define_line(self, header, name):
+        src = self.source(header)
+        for rev in self.revisions if src else ():
+            if os.path.isfile(rev.file(src)):
+                pat = re.compile(rf"\s*#\s*define\s+{re.escape(name)}\b")
+                return next((i + 1 for i, line in enumerate(read_lines(rev.file(src))) if pat.match(line)), None)
+        return None
+
+
+def read_lines(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read().splitlines()

@@ -150,9 +150,9 @@ def apply(comparisons, waivers=(), baseline=None):
             w = next((w for w in waivers if w.matches(f)), None)
             if w:
                 w.used += 1
-                f.severity, f.waiver = WAIVED, f"{w.reason} ({w.where})"
+                f.severity, f.waiver, f.justification = WAIVED, f"{w.reason} ({w.where})", w.reason
             elif baseline and identity(name, f.to_json()) in baseline.findings:
-                f.severity, f.waiver = BASELINED, f"in the baseline {baseline.path}"
+                f.severity, f.waiver, f.justification = BASELINED, f"in the baseline {baseline.path}", "in baseline"
             else:
                 continue
             counts[f.severity] += 1

@@ -17,5 +17,6 @@ expect "exit status 0 (got $rc)" [ "$rc" -eq 0 ]
 if [ -f "$out/report.json" ]; then
 	expect "report.txt says it does not know the compat handlers" grep -q "does not know which ioctls have compat handlers" "$out/report.txt"
 	expect "the report agrees with both compilers" python3 "$root/tests/arch/compat-check.py" "$out"
+	agree "$out" "$rc"
 fi
 finish

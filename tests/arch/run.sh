@@ -19,6 +19,7 @@ expect "exit status 0 (got $rc)" [ "$rc" -eq 0 ]
 r=$out/report.json
 if [ -f "$r" ]; then
 	expect "report.json verdict pass" [ "$(json_get "$r" 'r["verdict"]')" = pass ]
+	agree "$out" "$rc"
 	deb=$(json_get "$r" 'r["arch"]["debian"]')
 	expect "report.json names the architecture ($deb)" [ -n "$deb" ]
 	expect "report.txt's headline names it" grep -q "^uapi-check: PASS .*$deb (ARCH=" "$out/report.txt"

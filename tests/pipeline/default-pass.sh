@@ -64,6 +64,7 @@ if [ -f "$work/out/report.json" ]; then
 	expect "report.json verdict pass (got $verdict)" [ "$verdict" = pass ]
 	json_get "$work/out/report.json" '"\n".join(("  pass " if c["pass"] else "  FAIL ") + c["description"] for c in r["checks"])'
 	expect "report.txt written" [ -s "$work/out/report.txt" ]
+	agree "$work/out" "$rc"
 	for f in obj/c-before.o obj/c-after.o obj/cxx-before.o obj/cxx-after.o matrix.txt \
 		diff/c-before_c-after.json diff/c-after_cxx-after.json; do
 		expect "$f written" [ -s "$work/out/$f" ]

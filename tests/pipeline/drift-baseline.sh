@@ -13,6 +13,7 @@ set -e
 expect "drift: exit 1 (got $rc)" [ "$rc" -eq 1 ]
 r=$work/out/report.json
 if [ ! -f "$r" ]; then bad "report.json written"; cat "$work/stderr"; finish; fi
+agree "$work/out" "$rc"
 txt=$work/out/report.txt
 expect "report.txt opens with the breaks" sh -c 'sed -n 3p "$1" | grep -q "^Breaks: [0-9]* types and [0-9]* constants in [0-9]* headers$"' _ "$txt"
 expect "drm/via_drm.h is named as a removed header" grep -q "^  drm/via_drm.h removed: [0-9]* types, [0-9]* constants$" "$txt"
@@ -35,6 +36,9 @@ set +e
 rc=$?
 set -e
 expect "--baseline of its own report: exit 0 (got $rc)" [ "$rc" -eq 0 ]
+agree "$work/out2" "$rc"
+expect "SARIF: every baselined finding suppressed, 'in baseline'" json_get "$work/out2/report.sarif" \
+	'sys.exit(not r["runs"][0]["results"] or any(x["level"] == "error" and x.get("suppressions", [{}])[0].get("justification") != "in baseline" for x in r["runs"][0]["results"]))'
 n=$(json_get "$work/out2/report.json" 'sum(1 for c in r["steps"]["compare"].values() for f in c["findings"] if f["severity"] == "baselined")')
 expect "every break listed as baselined ($n)" [ "$n" -gt 100 ]
 
@@ -45,6 +49,7 @@ set +e
 rc=$?
 set -e
 expect "--waivers for every failing type: exit 0 (got $rc)" [ "$rc" -eq 0 ]
+agree "$work/out3" "$rc"
 expect "report.txt lists the waived findings" grep -q "^Accepted (waived or in the baseline): " "$work/out3/report.txt"
 
 # Malformed files: exit 2, FILE:LINE: reason, no report.

@@ -24,6 +24,7 @@ rc=$?
 set -e
 out=$work/out
 expect "exit 1 (got $rc)" [ "$rc" -eq 1 ]
+agree "$out" "$rc"
 expect "report.txt opens with the header and its error" \
 	sh -c 'sed -n 3,4p "$1" | tr "\n" " " | grep -q "^Headers that stopped compiling alone in C++: 1   linux/uinput.h: .*invalid conversion"' _ "$out/report.txt"
 expect "report.json: the cxx-headers-compile check fails on linux/uinput.h" \
@@ -34,7 +35,7 @@ expect "report.sarif: an error result on linux/uinput.h" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(not any(x["ruleId"] == "cxx-headers-compile" and x["level"] == "error"
-                 and x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "linux/uinput.h"
+                 and x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "include/uapi/linux/uinput.h"
                  for run in d["runs"] for x in run.get("results", [])))' "$out/report.sarif"
 expect "report.junit.xml: a failing testcase for linux/uinput.h" python3 -c '
 import sys, xml.etree.ElementTree as ET

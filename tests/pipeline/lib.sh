@@ -17,3 +17,9 @@ finish() {
 }
 # json_get FILE PYTHON-EXPRESSION-ON-r: print a value of report.json
 json_get() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
+# agree OUT EXIT: the five reports in OUT and the run's exit status say the same (tests/agree.py:
+# the first screen's counts, report.html's, JUnit's, SARIF's, valid against OASIS's schema)
+agree() {
+	if /usr/bin/python3 "$root/tests/agree.py" "$1" "$2"; then ok "the five reports of $(basename "$1") agree with exit $2"
+	else bad "the five reports of $(basename "$1") agree with exit $2"; fi
+}

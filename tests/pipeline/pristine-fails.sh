@@ -15,6 +15,7 @@ expect "exit status 1 (got $rc)" [ "$rc" -eq 1 ]
 r=$work/out/report.json
 if [ ! -f "$r" ]; then bad "report.json written"; cat "$work/stderr"; finish; fi
 expect "verdict fail" [ "$(json_get "$r" 'r["verdict"]')" = fail ]
+agree "$work/out" "$rc"
 want="drm/i810_drm.h drm/msm_drm.h linux/auto_dev-ioctl.h linux/ioprio.h linux/netfilter/xt_sctp.h linux/target_core_user.h linux/vhost.h linux/vhost_types.h linux/virtio_net.h linux/virtio_ring.h scsi/fc/fc_els.h"
 got=$(json_get "$r" '" ".join(sorted(r["steps"]["headers"]["after"]["failed"]["cxx"]))')
 expect "the 11 headers that fail in C++ (got: $got)" [ "$got" = "$want" ]

@@ -136,3 +136,26 @@ def test_report_text_and_json():
     assert js["counts"]["ioctls"]["differ"] == 2
     assert [i["ioctl"] for i in js["ioctls"]] == ["AA_SET", "ZZ_GET"]
     assert "amd64 against i386" in compat_report.render_html(r)
+
+
+def test_compat_reports_agree(tmp_path):
+    """--compat writes SARIF and JUnit too, from the same differences: each a review item (a
+    warning, a testcase that says review), nothing failing, exit 0; tests/agree.py checks that
+    the five reports agree, and that the SARIF is valid and placed in the kernel tree."""
+    import sys
+    from conftest import ROOT, write_tree
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    import agree
+    r = report()
+    r.constants = [compat.CompatConstant("FOO_SIZE", "linux/a.h", 16, 12)]
+    r.tree = write_tree(tmp_path / "linux", {"include/uapi/linux/a.h": "", "usr/include/Makefile": ""})
+    out = tmp_path / "out"
+    out.mkdir()
+    compat_report.write_reports(str(out), r)
+    assert agree.problems(str(out), 0) == []
+    assert agree.problems(str(out), 1) != []
+    sarif = json.loads((out / "report.sarif").read_text())
+    res = sarif["runs"][0]["results"]
+    assert len(res) == 4 + 2 + 1 and {x["level"] for x in res} == {"warning"}
+    assert {x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for x in res if "ioctl" in x["message"]["text"]} \
+        == {"include/uapi/linux/a.h"}

@@ -2,6 +2,7 @@ import os
 
 import pytest
 
+from conftest import ROOT
 from uapi_check import cli
 from uapi_check.util import Fatal
 
@@ -61,3 +62,18 @@ def test_a_series_reads_its_own_waivers(tmp_path):
     assert cli.parse_args(["--patches", str(series), "--waivers", "/w"]).waivers == "/w"
     assert cli.parse_args(["--old", "a", "--new", "b"]).fail_on == "break"
     assert cli.parse_args(["--old", "a", "--new", "b", "--fail-on=review"]).fail_on == "review"
+
+
+def test_every_option_is_in_the_man_page_and_the_completion():
+    """--help, the man page and bash completion name the same options (--sarif-safe too)."""
+    import re
+    import subprocess
+    out = subprocess.run([os.path.join(ROOT, "uapi-check"), "--help"], capture_output=True, text=True).stdout
+    options = set(re.findall(r"(--[a-z][a-z-]+)", out)) - {"--help"}
+    assert "--sarif-safe" in options
+    with open(os.path.join(ROOT, "abidiff-uapi", "completion", "abidiff-uapi")) as f:
+        completion = f.read()
+    with open(os.path.join(ROOT, "abidiff-uapi", "man", "uapi-check.1.scd")) as f:
+        man = f.read().replace("\\-", "-")
+    assert sorted(options - set(re.findall(r"--[a-z][a-z-]+", completion))) == []
+    assert sorted(o for o in options if f"*{o}*" not in man) == []

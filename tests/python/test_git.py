@@ -177,8 +177,11 @@ def test_commit_range(repo):
     git(repo, "commit", "-q", "-m", "side")
     git(repo, "checkout", "-q", "main")
     git(repo, "merge", "-q", "--no-ff", "-m", "merge", "side")
-    with pytest.raises(Fatal, match="merge"):
-        r.commits("HEAD~2..HEAD")
+    # A merge in the range: the first-parent line, the merge against its first parent; the side
+    # branch's own commit is not checked alone (the merge brings it in).
+    main = [git(repo, "rev-parse", x) for x in ("HEAD~3", "HEAD~2", "HEAD~1", "HEAD")]
+    assert r.commits("HEAD~3..HEAD") == [(main[0], main[1]), (main[1], main[2]), (main[2], main[3])]
+    assert git(repo, "rev-parse", "side") not in {c for _, c in r.commits("HEAD~3..HEAD")}
 
 
 @NEEDS_GIT

@@ -53,7 +53,7 @@ def test_review_then_safe_counts():
 
 
 def test_counts():
-    assert screen.counts(drift_report()) == {"breaks": 5, "headers": 3, "review": 2, "accepted": 0}
+    assert screen.counts(drift_report()) == {"breaks": 5, "headers": 3, "review": 2, "accepted": 0, "compile": 0}
 
 
 def test_side_by_side_is_bounded():
