@@ -395,7 +395,7 @@ def collisions_section(report):
     cols = [(name, c) for name, u in (getattr(report, "units", {}) or {}).items() for c in u.collisions]
     out = ['<h2 id="collisions">Headers left out of one unit</h2>']
     if not cols:
-        return out + ["<p>None: every header compiled in one unit.</p>"]
+        return out + ["<p>Every header compiled in one unit.</p>"]
     out.append('<table class="list"><tr><th>unit</th><th>header</th><th>symbol</th><th>why</th></tr>')
     out += [f"<tr><td>{escape(n)}</td><td><code>{escape(c.header)}</code></td><td>{escape(c.symbol or '?')}</td>"
             f"<td>{escape(c.message or '')} ({escape(c.at or '')}{' vs ' + escape(c.other) if c.other else ''})</td></tr>"
@@ -424,7 +424,7 @@ def series_cxx_section(report):
     views = getattr(report, "layouts", {}) or {}
     gs = [g for g in groups(report.comparisons) if g.comparison.role == "series-cxx" and g.status != "removed"]
     if not gs:
-        return out + ["<p>None (not a series check, or the series changed no C++ layout).</p>"]
+        return out + ["<p>Nothing to show: not a series check, or the series changed no C++ layout.</p>"]
     for g in gs:
         out.append(f'<div class="finding series" id="{slug("series-" + g.comparison.name + "-" + g.type)}" '
                    f'data-type="{escape(g.type)}" data-header="{escape(g.file or "(no file)")}">'
