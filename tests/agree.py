@@ -27,6 +27,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import schema  # noqa: E402  (tests/schema.py: the validators of abidiff-uapi/schema)
+from uapi_check.screen import DETAILS  # noqa: E402
 
 _VALIDATORS = {}
 
@@ -40,6 +41,7 @@ def sarif_validator():
 def screen_counts(text):
     """The counts of report.txt's first screen (everything before "Summary")."""
     head = text.split("\nSummary\n", 1)[0]
+    head = head.split("\n" + DETAILS + "\n", 1)[0]    # the details repeat the figures, type by type
     n = {"verdict": None, "types": 0, "constants": 0, "compile": 0, "review": 0, "accepted": 0}
     m = re.match(r"uapi-check: (PASS|FAIL) ", head)
     n["verdict"] = m.group(1).lower() if m else None

@@ -56,6 +56,7 @@ from .git import Repo, describe as describe_git
 from .defines import step_constants
 from .headers import step_headers
 from .html import render_html
+from .layouts import step_layouts
 from .judge import evaluate_checks
 from .matrix import comparison_coverage, step_compare
 from .model import Options, Report
@@ -236,6 +237,7 @@ def check(opts, progress, started):
                     arch=opts.arch)
     report.summary = summary_rows(headers, units, extra, comparisons, coverage, defines)
     report.size_differences = size_differences(comparisons)
+    report.layouts = step_layouts(opts, tool, report, progress)
     report.elapsed_s = time.monotonic() - started
     return report
 

@@ -12,8 +12,8 @@ from html import escape
 
 from .config import REVS
 from .judge import BASELINED, FAIL, WAIVED
-from .screen import also_text, plural
-from .verdict import ACCEPTED, FAILS, REVIEW, items, tally
+from .screen import also_text, holders, plural
+from .verdict import ACCEPTED, FAILS, REVIEW, groups, items, tally
 from .trees import list_headers
 
 CSS = """
@@ -98,19 +98,22 @@ def layout_table(old, new):
     return "\n".join(out)
 
 
-def finding_block(g, comps, kind):
+def finding_block(g, comps, kind, views=None):
     sev = FAIL if kind == "break" else None
     texts = [f.text for f in g.findings if (f.severity == sev if sev else f.tool_severity == "review")]
     also = also_text(g, comps)
     slug = re.sub(r"[^A-Za-z0-9_]+", "-", f"{kind}-{g.comparison.name}-{g.type}")
     out = [f'<div class="finding {kind}" id="{slug}" data-type="{escape(g.type)}" '
-           f'data-comparison="{escape(g.comparison.name)}">',
+           f'data-comparison="{escape(g.comparison.name)}" data-header="{escape(g.file or "(no file)")}">',
            f'<h3>{escape(g.type)}<span class="tag">{escape(kind)}</span>'
            f'<span class="tag">{escape(g.file or "(no file)")}</span>'
            f'<span class="tag">{escape(g.comparison.name + also)}</span></h3>', "<ul>"]
     out += [f"<li>{escape(t)}</li>" for t in texts]
     out.append("</ul>")
     old, new = g.entry.get("old_layout"), g.entry.get("new_layout")
+    view = (views or {}).get((g.comparison.name, g.type))
+    if view:
+        out.append(drawing(view, side_labels(g.comparison), holders(g)))
     if old or new:
         out.append(layout_table(old or [], new or []))
     out.append("</div>")
@@ -230,15 +233,18 @@ def render_html(report):
     comps = report.comparisons
     its = items(report)
     fails = [i.group for i in its if i.outcome == FAILS and i.group]
-    reviews = [i.group for i in its if i.outcome == REVIEW]
+    reviews = [i.group for i in its if i.outcome == REVIEW and i.group]
     accepted = [i for i in its if i.outcome == ACCEPTED]
     verdict = report.verdict
+    views = getattr(report, "layouts", None) or {}
+    inputs, filters, rules = filter_section(fails + reviews)
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>uapi-check: {escape(verdict.upper())} ({escape(report.what)})</title>",
-           f"<style>{CSS}</style></head><body>",
+           f"<style>{CSS}{DRAW_CSS}{''.join(rules)}</style></head><body>", *inputs, "<main>",
            f'<h1>uapi-check <span class="verdict {escape(verdict)}" id="verdict">{escape(verdict.upper())}</span></h1>',
            f"<p>{escape(report.what)}</p>"]
+    out += toc_section(report, fails, reviews) + filters
     out += summary_section(report, its)
     out.append('<h2 id="breaks">Breaks</h2>')
     out.append('<p class="legend">rows: <span style="background:#fff3c4">moved or changed</span>'
@@ -256,12 +262,189 @@ def render_html(report):
         out.append(f'<div class="finding break gone" data-header="{escape(header)}"><h3>{escape(header)} '
                    f'{escape(where)}: {plural(len(gs_), "type")}</h3><p>'
                    + ", ".join(f"<code>{escape(g.type)}</code>" for g in gs_) + "</p></div>")
-    out += [finding_block(g, comps, "break") for g in fails if g.file not in by_gone or g.status != "removed"]
+    out += [finding_block(g, comps, "break", views) for g in fails if g.file not in by_gone or g.status != "removed"]
     if not fails:
         out.append("<p>None.</p>")
     out.append('<h2 id="review">Review</h2>')
-    out += [finding_block(g, comps, "review") for g in reviews] or ["<p>None.</p>"]
+    out += [finding_block(g, comps, "review", views) for g in reviews] or ["<p>None.</p>"]
+    out += series_cxx_section(report) + collisions_section(report) + fail_alone_section(report)
     out += cross_section(report)
     out += drift_section(report, accepted)
-    out.append("</body></html>")
+    out.append("</main></body></html>")
     return "\n".join(out) + "\n"
+
+
+# Layout pictures (issue 28): each drawn from the tool's `show` VIEW (layouts.py), as CSS boxes
+# placed in percent of the larger side's size: no script, no image, nothing loaded.
+DRAW_CSS = """
+.drawing{margin:.6em 0;font:12px/1.2 ui-monospace,monospace}
+.drawing .side{display:flex;align-items:flex-start;margin:.15em 0}
+.drawing .label{width:5em;flex:none;padding-top:.2em;color:#555}
+.drawing .bar{position:relative;flex:1;border:1px solid #999;background:#fff}
+.drawing .box{position:absolute;box-sizing:border-box;height:18px;border:1px solid #557;background:#dfe7f5;
+overflow:hidden;white-space:nowrap;padding:1px 2px;min-width:2px}
+.drawing .box.hole,.drawing .box.padding{background:repeating-linear-gradient(45deg,#eee,#eee 3px,#ccc 3px,#ccc 6px);
+border-style:dashed;color:#666}
+.drawing .box.moved{background:#fff3c4;border-color:#9a6700}.drawing .box.resized{background:#ffdcc2;border-color:#b35c00}
+.drawing .box.only{background:#fbd5d5;border-color:#b3261e}.drawing .box.holds{outline:2px solid #b3261e}
+.drawing .ruler{position:relative;height:14px;flex:1;color:#777;border-left:1px solid #999}
+.drawing .tick{position:absolute;top:0;border-left:1px solid #bbb;padding-left:2px;height:13px}
+nav.toc{columns:3;font-size:.9em}nav.toc a{display:block}
+.filters{margin:.6em 0;font-size:.9em}.filters label{margin-right:.8em;cursor:pointer}
+input.f{display:none}
+"""
+
+
+def view_rows(view, side):
+    """(row, mark, what) of one side of a VIEW: its member, hole and padding rows."""
+    out = []
+    for p in view.get("rows") or []:
+        r = p.get(side) if "mark" in p else (p if side == "a" else None)
+        if r and r.get("row") in ("member", "hole", "padding"):
+            out.append((r, p.get("mark", "same"), p.get("what") or []))
+    return out
+
+
+def box_class(row, mark, what, holders):
+    cls = ["box", row["row"]]
+    if mark == "differs":
+        cls.append("resized" if "size" in what else "moved" if "offset" in what else "moved")
+    elif mark in ("only_a", "only_b"):
+        cls.append("only")
+    if row.get("path") in holders:
+        cls.append("holds")
+    return " ".join(cls)
+
+
+def draw_side(label, rows, span, holders, side):
+    """One side: boxes in lanes (a union's members overlap; each goes in the first lane it fits)."""
+    lanes, boxes = [], []
+    for row, mark, what in rows:
+        start, size = row.get("offset", 0), row.get("size", 0)
+        end = start + max(size, 1)
+        lane = next((i for i, e in enumerate(lanes) if e <= start), len(lanes))
+        if lane == len(lanes):
+            lanes.append(0)
+        lanes[lane] = end
+        left, width = 100.0 * start / span, 100.0 * size / span
+        name = row.get("path") or row["row"]
+        tip = f"{row.get('type', row['row'])} {row.get('path') or ''} offset {start} size {size}".strip()
+        boxes.append(f'<div class="{box_class(row, mark, what, holders)}" data-side="{side}" '
+                     f'data-path="{escape(str(row.get("path") or ""))}" data-offset="{start}" data-size="{size}" '
+                     f'data-mark="{mark}" title="{escape(tip)}" style="left:{left:.4f}%;width:{width:.4f}%;'
+                     f'top:{lane * 20}px">{escape(str(name))}</div>')
+    height = max(len(lanes), 1) * 20
+    return (f'<div class="side"><span class="label">{escape(label)}</span><div class="bar" '
+            f'style="height:{height}px">' + "".join(boxes) + "</div></div>")
+
+
+def ruler(span):
+    step = next(s for s in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 1 << 20)
+                if span / s <= 12)
+    ticks = "".join(f'<span class="tick" style="left:{100.0 * o / span:.4f}%">{o}</span>'
+                    for o in range(0, span + 1, step) if o < span)
+    return f'<div class="side"><span class="label">byte</span><div class="ruler">{ticks}</div></div>'
+
+
+def drawing(view, labels=("old", "new"), holders=()):
+    """A byte ruler and both sides of a VIEW as boxes: members, holes and padding shaded, moved,
+    resized and one-side-only members marked, members that hold a changed type outlined."""
+    sides = view.get("sides") or []
+    sizes = [s.get("size") or 0 for s in sides if s]
+    span = max(sizes + [1])
+    out = [f'<div class="drawing" data-type="{escape(view.get("name", ""))}" data-span="{span}">', ruler(span)]
+    for side, label, s in zip(("a", "b"), labels, sides + [None] * (2 - len(sides))):
+        if s is None:
+            out.append(f'<div class="side"><span class="label">{escape(label)}</span><em>not there</em></div>')
+            continue
+        out.append(draw_side(f"{label} {s.get('size')}", view_rows(view, side), span, holders, side))
+    out.append("</div>")
+    return "\n".join(out)
+
+
+def side_labels(comp):
+    lang = {"c": "C", "cxx": "C++"}
+    a, b = comp.old.split("-"), comp.new.split("-")
+    if a[0] != b[0]:
+        return lang.get(a[0], a[0]), lang.get(b[0], b[0])
+    return "old", "new"
+
+
+def slug(text):
+    return re.sub(r"[^A-Za-z0-9_]+", "-", text).strip("-")
+
+
+def toc_section(report, fails, reviews):
+    links = [("summary", "Summary"), ("checks", "Checks"), ("breaks", f"Breaks ({len(fails)})"),
+             ("review", f"Review ({len(reviews)})"), ("series-cxx", "The series' C++ changes"),
+             ("collisions", "Headers left out of one unit"), ("fail-alone", "Headers that fail alone"),
+             ("cxx", "C versus C++"), ("drift", "Drift")]
+    out = ['<nav class="toc" id="toc"><strong>Contents</strong>']
+    out += [f'<a href="#{a}">{escape(t)}</a>' for a, t in links]
+    for kind, gs in (("break", fails), ("review", reviews)):
+        out += [f'<a href="#{slug(f"{kind}-{g.comparison.name}-{g.type}")}">{escape(g.type)}</a>' for g in gs]
+    out.append("</nav>")
+    return out
+
+
+def filter_section(gs):
+    """A filter by severity and header without a script: hidden radio inputs before <main>, labels
+    that check them, and one CSS rule per choice hiding the other findings."""
+    headers = sorted({g.file or "(no file)" for g in gs})
+    rules, inputs, labels = [], ['<input class="f" type="radio" name="f" id="f-all" checked>'], []
+    labels.append('<label for="f-all">all</label>')
+    for sev in ("break", "review"):
+        inputs.append(f'<input class="f" type="radio" name="f" id="f-{sev}">')
+        labels.append(f'<label for="f-{sev}">{sev} only</label>')
+        rules.append(f"#f-{sev}:checked~main .finding:not(.{sev}){{display:none}}")
+    for i, h in enumerate(headers):
+        inputs.append(f'<input class="f" type="radio" name="f" id="f-h{i}">')
+        labels.append(f'<label for="f-h{i}">{escape(h)}</label>')
+        rules.append(f'#f-h{i}:checked~main .finding:not([data-header="{escape(h)}"]){{display:none}}')
+    return inputs, ['<div class="filters" id="filters"><strong>Show:</strong> ' + " ".join(labels) + "</div>"], rules
+
+
+def collisions_section(report):
+    cols = [(name, c) for name, u in (getattr(report, "units", {}) or {}).items() for c in u.collisions]
+    out = ['<h2 id="collisions">Headers left out of one unit</h2>']
+    if not cols:
+        return out + ["<p>Every header compiled in one unit.</p>"]
+    out.append('<table class="list"><tr><th>unit</th><th>header</th><th>symbol</th><th>why</th></tr>')
+    out += [f"<tr><td>{escape(n)}</td><td><code>{escape(c.header)}</code></td><td>{escape(c.symbol or '?')}</td>"
+            f"<td>{escape(c.message or '')} ({escape(c.at or '')}{' vs ' + escape(c.other) if c.other else ''})</td></tr>"
+            for n, c in cols]
+    out.append("</table>")
+    return out
+
+
+def fail_alone_section(report):
+    from .config import LANG_NAME, LANGS
+    headers = getattr(report, "headers", None)
+    rows = [(f"{rev} {LANG_NAME[lang]}", h, e) for rev in REVS for lang in LANGS
+            for h, e in sorted(headers.revs[rev].failed[lang].items())] if headers else []
+    out = ['<h2 id="fail-alone">Headers that fail alone</h2>']
+    if not rows:
+        return out + ["<p>None.</p>"]
+    out.append('<table class="list"><tr><th>side</th><th>header</th><th>first error</th></tr>')
+    out += [f"<tr><td>{escape(w)}</td><td><code>{escape(h)}</code></td><td>{escape(e or '')}</td></tr>" for w, h, e in rows]
+    out.append("</table>")
+    return out
+
+
+def series_cxx_section(report):
+    """A series check: each C++ layout the series changed (to match C), drawn C++ before against after."""
+    out = ['<h2 id="series-cxx">The series\' C++ changes</h2>']
+    views = getattr(report, "layouts", {}) or {}
+    gs = [g for g in groups(report.comparisons) if g.comparison.role == "series-cxx" and g.status != "removed"]
+    if not gs:
+        return out + ["<p>Nothing to show: not a series check, or the series changed no C++ layout.</p>"]
+    for g in gs:
+        out.append(f'<div class="finding series" id="{slug("series-" + g.comparison.name + "-" + g.type)}" '
+                   f'data-type="{escape(g.type)}" data-header="{escape(g.file or "(no file)")}">'
+                   f"<h3>{escape(g.type)}<span class=\"tag\">{escape(g.file or '')}</span></h3><ul>"
+                   + "".join(f"<li>{escape(f.text)}</li>" for f in g.findings) + "</ul>")
+        v = views.get((g.comparison.name, g.type))
+        if v:
+            out.append(drawing(v, ("C++ before", "C++ after")))
+        out.append("</div>")
+    return out

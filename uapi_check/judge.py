@@ -91,7 +91,7 @@ def describe_change(c):
     if kind == "renamed":
         return f"{member_desc(c.get('old'))} is {(c.get('new') or {}).get('name')} in the new"
     if kind == "embedded":
-        return f"member {c.get('member')} embeds changed {c.get('type')}"
+        return f"member `{c.get('member')}` holds {c.get('type')}, whose layout changed"
     if kind == "enumerator_value":
         return f"enumerator {c.get('enumerator')} {c.get('old')} -> {c.get('new')}"
     if kind == "enumerator_removed":

@@ -390,6 +390,8 @@ class Report:
     waivers: list = field(default_factory=list)         # waivers.Waiver
     baseline: Optional[str] = None
     arch: Arch = ARCHES[DEFAULT_ARCH]
+    # (comparison, type) -> the tool's `show` VIEW of it (layouts.py), drawn by report.html only.
+    layouts: Dict[tuple, dict] = field(default_factory=dict)
 
     @property
     def verdict(self):

@@ -1,6 +1,6 @@
 """report.txt and the terminal summary, rendered from a Report (never from each other)."""
 from .config import LANG_NAME, LANGS, REVS, STATUSES
-from .screen import counts, opening_screen, plural
+from .screen import counts, detail_lines, opening_screen, plural
 
 
 def counts_text(c):
@@ -146,6 +146,7 @@ def check_lines(report, details=True):
 def render_text(report):
     lines = [f"uapi-check: {report.verdict.upper()}  ({report.what})", ""]
     lines.extend(opening_screen(report))
+    lines.extend(detail_lines(report))
     lines.append("Summary")
     for k, v in report.summary:
         lines.append(f"  {k:<46} {v}")

@@ -294,21 +294,50 @@ def step_trees(opts, progress):
                  {rev: cached for rev, (_, cached) in zip(REVS, results)}, git_sides)
 
 
+DEFINED = re.compile(r"^\s*#\s*define\s+(\w+)|\b(?:struct|union|enum)\s+(\w+)\s*\{", re.M)
+
+
+def defined_names(path):
+    """The macros and struct, union and enum tags a header defines (its text, not compiled)."""
+    try:
+        with open(path, errors="replace") as f:
+            return {a or b for a, b in DEFINED.findall(f.read())}
+    except OSError:
+        return set()
+
+
 def header_changes(trees):
     """Headers the before side installs and the after side does not. A header is moved when the
     after side installs one of the same name in another directory (linux/x.h -> asm-generic/x.h),
-    or when an asm/ header is now only in another architecture's arch/ARCH/include/uapi/asm/."""
+    when an asm/ header is now only in another architecture's arch/ARCH/include/uapi/asm/, or when
+    a header new on the after side defines more than half of the names (macros, tags) the gone one
+    defined (misc/habanalabs.h -> drm/habanalabs_accel.h)."""
     before = set(list_headers(trees.revisions["before"].include))
     after = set(list_headers(trees.revisions["after"].include))
+    new = sorted(after - before)
+    names = {}
+
+    def renamed(h):
+        mine = defined_names(os.path.join(trees.revisions["before"].include, h))
+        if not mine:
+            return []
+        best = []
+        for a in new:
+            if a not in names:
+                names[a] = defined_names(os.path.join(trees.revisions["after"].include, a))
+            shared = len(mine & names[a])
+            if 2 * shared > len(mine):
+                best.append((-shared, a))
+        return [a for _, a in sorted(best)[:1]]
     out = []
     for h in sorted(before - after):
         name = h.rsplit("/", 1)[-1]
-        moved = sorted(a for a in after - before if a.rsplit("/", 1)[-1] == name)
+        moved = sorted(a for a in new if a.rsplit("/", 1)[-1] == name)
         if not moved and h.startswith("asm/"):
             tree = trees.revisions["after"].dirs[0]
             arches = sorted(glob.glob(os.path.join(tree, "arch", "*", "include", "uapi", "asm", h[4:])))
             moved = [os.path.relpath(a, tree) for a in arches]
-        out.append(HeaderChange(h, moved[0] if moved else None))
+        out.append(HeaderChange(h, (moved or renamed(h) or [None])[0]))
     return out
 
 

@@ -59,6 +59,9 @@ else
 	echo "drift-labels: ioctl numbers that move in C: got '$got', want '$want'"
 	status=1
 fi
+# report.txt's first screen fits (60 lines of 120 characters) and README.md's example is this run's.
+echo
+PYTHONPATH=$root${PYTHONPATH:+:$PYTHONPATH} python3 "$root/tests/drift/check-screen.py" "$out/report.txt" "$root/README.md" || status=1
 echo
 echo "drift-labels: $pairs C comparisons checked against $labels: $([ "$status" -eq 0 ] && echo agree || echo DISAGREE)"
 exit "$status"

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import ROOT, judged
+from conftest import ROOT, judged, tool_json
 from uapi_check import html
 from uapi_check.model import CheckResult, HeaderChange
 
@@ -28,7 +28,8 @@ def report():
         waivers=[], verdict="fail", what="linux-6.1 -> linux-6.12 (fixtures)",
         summary=[("headers installed (before/after)", "3 / 2")],
         checks=[CheckResult("drift", "no break between the releases", [object()] * 5)],
-        size_differences={"c-after_cxx-after": [{"type": "struct empty", "file": "linux/e.h", "c": 0, "cxx": 1}]})
+        size_differences={"c-after_cxx-after": [{"type": "struct empty", "file": "linux/e.h", "c": 0, "cxx": 1}]},
+        layouts={("c-before_c-after", v["name"]): v for v in tool_json("show-kvm_run.json")["types"]})
 
 
 def chromium():
@@ -132,3 +133,51 @@ def test_row_classes():
     assert html.row_class("", "\t__u64 c; /* 80 8 */", "new") == "added"
     assert html.row_class("\t__u64 c; /* 80 8 */", "", "old") == "removed"
     assert html.row_class("\t__u64 c; /* 80 8 */", "", "new") == "blank"
+
+
+class Boxes(HTMLParser):
+    """The drawings' boxes in the dumped DOM: their data attributes and placement."""
+
+    def __init__(self):
+        super().__init__()
+        self.drawings, self.ids = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.ids.add(a.get("id"))
+        cls = (a.get("class") or "").split()
+        if "drawing" in cls:
+            self.drawings.append({"type": a.get("data-type"), "span": int(a["data-span"]), "boxes": []})
+        elif "box" in cls and self.drawings:
+            style = dict(x.split(":") for x in a["style"].rstrip(";").split(";"))
+            self.drawings[-1]["boxes"].append(dict(
+                cls=cls, side=a["data-side"], path=a["data-path"], offset=int(a["data-offset"]),
+                size=int(a["data-size"]), left=float(style["left"].rstrip("%")), width=float(style["width"].rstrip("%"))))
+
+
+def test_each_drawing_places_its_boxes_at_the_findings_offsets(page):
+    """In the DOM Chromium builds: each member a finding names is a box on each side at the
+    finding's old and new offset and size, placed at offset/size in percent of the drawing's span;
+    holes are shaded boxes; the moved member is marked."""
+    dom = Boxes()
+    dom.feed(browser(["--dump-dom"], page))
+    assert {"toc", "filters", "collisions", "fail-alone", "series-cxx"} <= dom.ids
+    r = report()
+    drawn = {d["type"]: d for d in dom.drawings}
+    checked = 0
+    for comp in r.comparisons.values():
+        for f in comp.findings:
+            c = f.change or {}
+            if (comp.name, f.type) not in r.layouts or c.get("change") != "member":
+                continue
+            d = drawn[f.type]
+            for side, m in (("a", c["old"]), ("b", c["new"])):
+                box = next(b for b in d["boxes"] if b["side"] == side and b["path"] == c["member"])
+                assert (box["offset"], box["size"]) == (m["offset"], m["size"])
+                assert abs(box["left"] - 100.0 * m["offset"] / d["span"]) < 0.01
+                assert abs(box["width"] - 100.0 * m["size"] / d["span"]) < 0.01
+                assert "moved" in box["cls"]
+                checked += 1
+    assert checked == 2
+    holes = [b for b in drawn["struct kvm_run"]["boxes"] if "hole" in b["cls"]]
+    assert [(b["side"], b["offset"], b["size"]) for b in holes] == [("a", 1, 7), ("b", 1, 7)]
