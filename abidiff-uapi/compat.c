@@ -23,7 +23,6 @@
 
 #include "compat.h"
 #include "typekey.h"
-#include "report.h"
 
 static const char *const cause_names[COMPAT_CAUSE_COUNT] = {
 	[COMPAT_LONG_WIDTH] = "long-width",
@@ -94,21 +93,35 @@ static bool same_member(const char *a, const char *b)
 	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-static void add(struct classifier *k, enum compat_cause_kind cause, const char *member, const char *type,
-		uint64_t where, const char *detail)
+static void add_cause(struct classifier *k, enum compat_cause_kind cause, const char *member, const char *type,
+		      uint64_t where, const char *detail, const struct change *change)
 {
 	for (size_t i = 0; i < k->n; i++)
 		if (k->buf[i].cause == cause && same_member(k->buf[i].member, member) &&
-		    (member || strcmp(k->buf[i].detail, detail) == 0))
+		    (member || (change && k->buf[i].change == change) ||
+		     (detail && k->buf[i].detail && strcmp(k->buf[i].detail, detail) == 0)))
 			return;
 	if (k->n == k->cap) {
 		k->cap = k->cap ? 2 * k->cap : 8;
 		k->buf = au_xrealloc(k->buf, k->cap * sizeof(*k->buf));
 		k->where = au_xrealloc(k->where, k->cap * sizeof(*k->where));
 	}
-	k->buf[k->n] = (struct compat_cause){ .cause = cause, .member = member, .type = type, .detail = detail };
+	k->buf[k->n] = (struct compat_cause){ .cause = cause, .member = member, .type = type, .detail = detail,
+					      .change = change };
 	k->where[k->n] = where;
 	k->n++;
+}
+
+static void add(struct classifier *k, enum compat_cause_kind cause, const char *member, const char *type,
+		uint64_t where, const char *detail)
+{
+	add_cause(k, cause, member, type, where, detail, NULL);
+}
+
+/* "other": the change itself, worded by the reporters. */
+static void add_change(struct classifier *k, const char *member, uint64_t where, const struct change *ch)
+{
+	add_cause(k, COMPAT_OTHER, member, NULL, where, NULL, ch);
 }
 
 /* name is one of the '>'-separated names of chain. */
@@ -536,21 +549,6 @@ static bool cause_at_or_around(const struct classifier *k, const char *name)
 	return false;
 }
 
-static const char *change_words(struct classifier *k, const struct change *ch)
-{
-	char *text = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&text, &n);
-	if (!f)
-		au_out_of_memory();
-	au_report_change_text(f, ch);
-	if (fclose(f) != 0)
-		au_out_of_memory();
-	const char *r = au_arena_strdup(&k->c->arena, text);
-	free(text);
-	return r;
-}
-
 /* A nested member (u of union { ... } u): its contents were compared by
  * path; blame it only when none of them explains it. */
 static void nested_member(struct classifier *k, const struct change *ch)
@@ -564,7 +562,7 @@ static void nested_member(struct classifier *k, const struct change *ch)
 	    trailing_align8(k, au_member_nested(f64->member), au_member_nested(f32->member), f64->name, f64->bit_offset))
 		return;
 	if (ch->what & ~(unsigned)DIFF_OFFSET)
-		add(k, COMPAT_OTHER, f64->name, NULL, f64->bit_offset, change_words(k, ch));
+		add_change(k, f64->name, f64->bit_offset, ch);
 }
 
 static void classify(struct classifier *k, struct type_finding *f)
@@ -641,20 +639,20 @@ static void classify(struct classifier *k, struct type_finding *f)
 						    "ioctl number whose size field differs (%" PRIu64 " vs %" PRIu64 " bytes)",
 						 ch->old_enum->name, v64, v32, v64 >> 16 & 0x3fff, v32 >> 16 & 0x3fff));
 			else
-				add(k, COMPAT_OTHER, ch->old_enum->name, NULL, UINT64_MAX, change_words(k, ch));
+				add_change(k, ch->old_enum->name, UINT64_MAX, ch);
 			break;
 		}
 		case CHANGE_CONSTANT_VALUE:
 		case CHANGE_CONSTANT_MOVED:
 			/* A #define the two ABIs evaluate differently (sizeof,
 			 * __BITS_PER_LONG): informational, as ioctl numbers are. */
-			add(k, COMPAT_OTHER, NULL, NULL, UINT64_MAX, change_words(k, ch));
+			add_change(k, NULL, UINT64_MAX, ch);
 			break;
 		case CHANGE_KIND:
 		case CHANGE_ALIGNMENT:
 		case CHANGE_ODR_CONFLICT: {
 			const char *member = ch->kind == CHANGE_ENUMERATOR_VALUE ? ch->old_enum->name : NULL;
-			add(k, COMPAT_OTHER, member, NULL, UINT64_MAX, change_words(k, ch));
+			add_change(k, member, UINT64_MAX, ch);
 			break;
 		}
 		}
@@ -695,9 +693,10 @@ static void classify(struct classifier *k, struct type_finding *f)
 		    au_arena_printf(a, "size %" PRIu64 " (64-bit) vs %" PRIu64 " (32-bit), with no member to blame",
 				 t64->size, t32->size));
 done:
-	if (k->n == 0)
-		add(k, COMPAT_OTHER, NULL, NULL, UINT64_MAX,
-		    f->nchanges ? change_words(k, &f->changes[0]) : "the layouts differ");
+	if (k->n == 0 && f->nchanges)
+		add_change(k, NULL, UINT64_MAX, &f->changes[0]);
+	else if (k->n == 0)
+		add(k, COMPAT_OTHER, NULL, NULL, UINT64_MAX, "the layouts differ");
 	f->ncauses = k->n;
 	f->causes = au_arena_memdup(a, k->buf, k->n * sizeof(*k->buf));
 }
@@ -728,49 +727,4 @@ void au_compat_classify(struct comparison *c, const struct layout_model *old_mod
 	free(k.ranges);
 	free(k.moves);
 	c->compat = s;
-}
-
-void au_compat_json_summary(FILE *out, const struct comparison *c)
-{
-	const struct compat_summary *s = c->compat;
-	fprintf(out, ",\"compat\":true,\"abi_bits\":{\"old\":%u,\"new\":%u},\"causes\":{", s->old_bits, s->new_bits);
-	for (int i = 0; i < COMPAT_CAUSE_COUNT; i++)
-		fprintf(out, "%s\"%s\":%zu", i ? "," : "", cause_names[i], s->counts[i]);
-	fputc('}', out);
-}
-
-void au_compat_json_causes(FILE *out, const struct type_finding *f)
-{
-	fputs(",\"causes\":[", out);
-	for (size_t i = 0; i < f->ncauses; i++) {
-		const struct compat_cause *x = &f->causes[i];
-		fprintf(out, "%s{\"cause\":\"%s\"", i ? "," : "", cause_names[x->cause]);
-		if (x->member) {
-			fputs(",\"member\":", out);
-			au_report_json_string(out, x->member);
-		}
-		if (x->type) {
-			fputs(",\"type\":", out);
-			au_report_json_string(out, x->type);
-		}
-		fputs(",\"detail\":", out);
-		au_report_json_string(out, x->detail);
-		fputc('}', out);
-	}
-	fputc(']', out);
-}
-
-void au_compat_text_causes(FILE *out, const struct type_finding *f)
-{
-	for (size_t i = 0; i < f->ncauses; i++)
-		fprintf(out, "  cause: %s: %s\n", cause_names[f->causes[i].cause], f->causes[i].detail);
-}
-
-void au_compat_text_summary(FILE *out, const struct comparison *c)
-{
-	const struct compat_summary *s = c->compat;
-	fprintf(out, "compat: OLD %u-bit, NEW %u-bit; findings by cause:", s->old_bits, s->new_bits);
-	for (int i = 0; i < COMPAT_CAUSE_COUNT; i++)
-		fprintf(out, "%s %s %zu", i ? "," : "", cause_names[i], s->counts[i]);
-	fputc('\n', out);
 }
