@@ -341,6 +341,10 @@ static void change_json(FILE *out, const struct change *ch)
 		}
 	}
 	}
+	/* Last, so that readers of older reports find every other field where
+	 * it was: the change as the text report words it. */
+	fputs(",\"text\":", out);
+	change_text_json(out, ch);
 	fputc('}', out);
 }
 

@@ -233,6 +233,11 @@ bool au_typekey_is_anon(const char *key)
 	return strncmp(key, "struct{", 7) == 0 || strncmp(key, "union{", 6) == 0;
 }
 
+bool au_typekey_is_struct(const char *key)
+{
+	return key && strncmp(key, "struct", 6) == 0 && (key[6] == 0 || key[6] == ' ' || key[6] == '{');
+}
+
 bool au_typekey_is_named_aggregate(const char *key)
 {
 	return strncmp(key, "struct ", 7) == 0 || strncmp(key, "union ", 6) == 0;

@@ -128,6 +128,9 @@ size_t au_typekey_sigil_prefix(const char *key);
 bool au_typekey_is_anon(const char *key);
 /* A tagged struct or union ("struct foo"). */
 bool au_typekey_is_named_aggregate(const char *key);
+/* A struct of any form: tagged ("struct foo"), anonymous by shape
+ * ("struct{...}0") or BTF's untagged forward declaration ("struct"). */
+bool au_typekey_is_struct(const char *key);
 /* A tagged enum ("enum foo", also the model's "enum {FIRST}"). */
 bool au_typekey_is_named_enum(const char *key);
 /* A tagged type of any kind: the name a model gives a type that is no typedef. */
