@@ -123,7 +123,7 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 			 * when deduplication gave the aggregate to another typedef too. */
 			if (t->type < r->n && r->anon_names[t->type]) {
 				const struct btf_type *target = btf__type_by_id(r->btf, t->type);
-				ti->key = name;
+				ti->key = au_typekey_typedef(name);
 				ti->embeds = btf_is_composite(target) ? name : NULL;
 			}
 		}
@@ -173,14 +173,15 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 		ti->size = btf_is_fwd(t) ? 0 : t->size;
 		bool aggregate = !btf_is_enum(t) && !btf_is_enum64(t);
 		if (name) {
-			ti->display = au_typekey_named(a, prefix, name);
-			ti->key = ti->display;
+			ti->key = au_typekey_named(a, prefix, name);
+			ti->display = ti->key;
 			ti->embeds = aggregate ? ti->display : NULL;
 		} else if (r->anon_names[id]) {
 			ti->display = ti->key = r->anon_names[id];
 			ti->embeds = aggregate ? ti->display : NULL;
 		} else if (btf_is_fwd(t)) {
-			ti->display = ti->key = prefix;
+			ti->display = prefix;
+			ti->key = au_typekey_untagged_fwd(prefix);
 		} else {
 			struct layout_type *lt = read_aggregate(r, id, NULL, depth + 1);
 			ti->display = btf_is_union(t) ? "union {...}" : btf_is_any_enum(t) ? "enum {...}" : "struct {...}";
@@ -509,7 +510,7 @@ struct au_error *au_btf_read_layouts_split_fd(const char *path, int fd, const ch
 		const struct btf_type *target = btf__type_by_id(btf, t->type);
 		if ((btf_is_composite(target) || btf_is_enum(target) || btf_is_enum64(target)) &&
 		    !name_of(&r, target->name_off) && !r.anon_names[t->type])
-			r.anon_names[t->type] = au_arena_strdup(&model->arena, name_of(&r, t->name_off));
+			r.anon_names[t->type] = au_typekey_typedef(au_arena_strdup(&model->arena, name_of(&r, t->name_off)));
 	}
 	/* An anonymous aggregate named only through a pointer typedef
 	 * (typedef struct {...} *Ptr) is called "*Ptr", as the DWARF reader

@@ -728,6 +728,25 @@ static struct type_finding *new_finding(struct comparer *c, const char *name, co
 	return f;
 }
 
+/* A removed __DECLARE_FLEX_ARRAY filler (au_flex_filler_of) beside its
+ * flexible array X, which changed too (it moved into the filler's place):
+ * flex-filler, besides member-removed (the name did go). */
+static void grade_flex_fillers(struct change *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct flat_member *o = &v[i].old_member;
+		const char *flex = v[i].kind == CHANGE_MEMBER_REMOVED
+					   ? au_flex_filler_of(o->name, o->member->type->size, o->member->type->key)
+					   : NULL;
+		for (size_t j = 0; flex && j < n; j++)
+			if (v[j].kind == CHANGE_MEMBER && strcmp(v[j].old_member.name, flex) == 0 &&
+			    (v[j].old_member.member->flexible || v[j].new_member.member->flexible)) {
+				v[i].reasons |= (reason_set)1 << REASON_FLEX_FILLER;
+				break;
+			}
+	}
+}
+
 /* Moves the changes collected since start into f, and grades it. */
 static void finish(struct comparer *c, struct type_finding *f, size_t start)
 {
@@ -736,6 +755,7 @@ static void finish(struct comparer *c, struct type_finding *f, size_t start)
 				 : NULL;
 	c->nbuf = start;
 	f->status = status_of(f->changes, f->nchanges);
+	grade_flex_fillers(f->changes, f->nchanges);
 	for (size_t i = 0; i < f->nchanges; i++) {
 		struct change *ch = &f->changes[i];
 		ch->severity = au_reasons_severity(ch->reasons);

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "compat.h"
-#include "report.h"
+#include "typekey.h"
 
 static const char *const cause_names[COMPAT_CAUSE_COUNT] = {
 	[COMPAT_LONG_WIDTH] = "long-width",
@@ -93,33 +93,35 @@ static bool same_member(const char *a, const char *b)
 	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-static void add(struct classifier *k, enum compat_cause_kind cause, const char *member, const char *type,
-		uint64_t where, const char *detail)
+static void add_cause(struct classifier *k, enum compat_cause_kind cause, const char *member, const char *type,
+		      uint64_t where, const char *detail, const struct change *change)
 {
 	for (size_t i = 0; i < k->n; i++)
 		if (k->buf[i].cause == cause && same_member(k->buf[i].member, member) &&
-		    (member || strcmp(k->buf[i].detail, detail) == 0))
+		    (member || (change && k->buf[i].change == change) ||
+		     (detail && k->buf[i].detail && strcmp(k->buf[i].detail, detail) == 0)))
 			return;
 	if (k->n == k->cap) {
 		k->cap = k->cap ? 2 * k->cap : 8;
 		k->buf = au_xrealloc(k->buf, k->cap * sizeof(*k->buf));
 		k->where = au_xrealloc(k->where, k->cap * sizeof(*k->where));
 	}
-	k->buf[k->n] = (struct compat_cause){ .cause = cause, .member = member, .type = type, .detail = detail };
+	k->buf[k->n] = (struct compat_cause){ .cause = cause, .member = member, .type = type, .detail = detail,
+					      .change = change };
 	k->where[k->n] = where;
 	k->n++;
 }
 
-/* The key with its array dimensions taken off: "[4]u64" -> "u64". */
-static const char *strip_arrays(const char *key)
+static void add(struct classifier *k, enum compat_cause_kind cause, const char *member, const char *type,
+		uint64_t where, const char *detail)
 {
-	while (key && *key == '[') {
-		const char *e = strchr(key, ']');
-		if (!e)
-			break;
-		key = e + 1;
-	}
-	return key;
+	add_cause(k, cause, member, type, where, detail, NULL);
+}
+
+/* "other": the change itself, worded by the reporters. */
+static void add_change(struct classifier *k, const char *member, uint64_t where, const struct change *ch)
+{
+	add_cause(k, COMPAT_OTHER, member, NULL, where, NULL, ch);
 }
 
 /* name is one of the '>'-separated names of chain. */
@@ -180,15 +182,10 @@ static const char *via(struct arena *a, const struct layout_member *m)
  * sides: no other integer type changes width between the two ABIs. */
 static bool long_by_key(const char *k64, const char *k32)
 {
-	return k64 && k32 && (strcmp(k64, "s64") == 0 || strcmp(k64, "u64") == 0) && k32[0] == k64[0] &&
-	       strcmp(k32 + 1, "32") == 0;
-}
-
-/* A by-value 8-byte scalar key, as the 32-bit side spells it. */
-static bool fixed8_key(const char *k)
-{
-	return k && (strcmp(k, "u64") == 0 || strcmp(k, "s64") == 0 || strcmp(k, "f64") == 0 ||
-		     strcmp(k, "cf64") == 0);
+	enum layout_base b64, b32;
+	uint64_t n64, n32;
+	return au_typekey_base_of(k64, &b64, &n64) && au_typekey_base_of(k32, &b32, &n32) && b64 == b32 &&
+	       (b64 == BASE_SIGNED || b64 == BASE_UNSIGNED) && n64 == 64 && n32 == 32;
 }
 
 /* What a member's type holds, on the 32-bit side, that the 64-bit ABI
@@ -210,9 +207,9 @@ static unsigned type_holds(struct classifier *k, const struct layout_type *t, in
 static unsigned scalar_holds(const char *key, const char *chain)
 {
 	unsigned h = 0;
-	if (key && (*key == '*' || *key == '&'))
+	if (au_typekey_is_pointer(key) || au_typekey_is_reference(key))
 		h |= HOLD_POINTER;
-	if (fixed8_key(key))
+	if (au_typekey_is_fixed8(key))
 		h |= HOLD_FIXED8;
 	const char *last = chain_last(chain);
 	if (last && (strcmp(last, "long") == 0 || strcmp(last, "unsigned long") == 0))
@@ -228,25 +225,17 @@ static unsigned member_holds(struct classifier *k, const struct layout_member *m
 {
 	if (depth > 64)
 		return 0;
-	const char *key = strip_arrays(m->type->key);
+	const char *key = au_typekey_array_element(m->type->key);
 	unsigned h = scalar_holds(key, m->type->chain);
 	if (m->type->layout)   /* an anonymous member's layout, or a named one's anonymous type */
 		return h | type_holds(k, m->type->layout, depth + 1);
 	if (!key || h & HOLD_POINTER)
 		return h;
-	if (strncmp(key, "struct{", 7) == 0 || strncmp(key, "union{", 6) == 0) {
+	if (au_typekey_is_anon(key)) {
 		/* An anonymous type not read as a layout (an array of them): its
-		 * key lists its members' keys, each after ':' and dimensions. */
-		for (const char *p = key + 1; *p; p++) {
-			if (p[-1] != ':' && p[-1] != ']')
-				continue;
-			if (*p == '*')
-				h |= HOLD_POINTER;
-			else if (strncmp(p, "u64;", 4) == 0 || strncmp(p, "s64;", 4) == 0 || strncmp(p, "f64;", 4) == 0 ||
-				 strncmp(p, "cf64;", 5) == 0)
-				h |= HOLD_FIXED8;
-		}
-		return h;
+		 * key lists its members' keys. */
+		unsigned kh = au_typekey_anon_holds(key);
+		return h | (kh & TYPEKEY_HOLDS_POINTER ? HOLD_POINTER : 0) | (kh & TYPEKEY_HOLDS_FIXED8 ? HOLD_FIXED8 : 0);
 	}
 	if (!m->type->embeds)
 		return h;
@@ -332,31 +321,6 @@ static int width_kind(unsigned h)
 	       : h & HOLD_LONG ? COMPAT_LONG_WIDTH : -1;
 }
 
-/* An integer key of this many bits: "u32", "s32". */
-static bool integer_bits(const char *k, const char *bits)
-{
-	return k && (k[0] == 's' || k[0] == 'u') && strcmp(k + 1, bits) == 0;
-}
-
-/* The next top-level item of an anonymous type's key ("name@off:bits:key;"),
- * from p; returns where it ends (its ';'), or NULL at the end. */
-static const char *anon_item(const char *p, const char **key)
-{
-	int depth = 0;
-	*key = NULL;
-	for (const char *q = p; *q; q++) {
-		if (*q == '{')
-			depth++;
-		else if (*q == '}' && depth-- == 0)
-			return NULL;
-		else if (*q == ':' && depth == 0)
-			*key = q + 1;   /* the last ':' at this depth precedes the key */
-		else if (*q == ';' && depth == 0)
-			return q;
-	}
-	return NULL;
-}
-
 /* Two keys of an anonymous type, as the 64- and 32-bit sides spell them
  * (an array of them is not read as a layout): what their members that
  * differ hold, by key alone (keys carry no typedef chain); *first names the
@@ -365,26 +329,20 @@ static unsigned anon_key_holds(struct arena *a, const char *k64, const char *k32
 {
 	unsigned h = 0;
 	*first = NULL;
-	const char *p = strchr(k64, '{'), *q = strchr(k32, '{');
+	const char *p = au_typekey_anon_members(k64), *q = au_typekey_anon_members(k32);
 	if (!p || !q)
 		return 0;
-	for (p++, q++;;) {
-		const char *kp, *kq, *ep = anon_item(p, &kp), *eq = anon_item(q, &kq);
-		if (!ep || !eq || !kp || !kq)
-			break;
-		size_t lp = (size_t)(ep - kp), lq = (size_t)(eq - kq);
-		if (lp != lq || strncmp(kp, kq, lp) != 0) {
-			const char *x = strip_arrays(au_arena_printf(a, "%.*s", (int)lp, kp));
-			const char *y = strip_arrays(au_arena_printf(a, "%.*s", (int)lq, kq));
-			unsigned hi = *x == '*' || *y == '*' ? HOLD_POINTER : long_by_key(x, y) ? HOLD_LONG : 0;
-			if (hi && !*first) {
-				const char *at = strchr(p, '@');
-				*first = at && at < ep ? au_arena_printf(a, "%.*s", (int)(at - p), p) : "?";
-			}
-			h |= hi;
-		}
-		p = ep + 1;
-		q = eq + 1;
+	struct typekey_item ip, iq;
+	while ((p = au_typekey_anon_next(p, &ip)) && (q = au_typekey_anon_next(q, &iq))) {
+		if (ip.key_len == iq.key_len && strncmp(ip.key, iq.key, ip.key_len) == 0)
+			continue;
+		const char *x = au_typekey_array_element(au_arena_printf(a, "%.*s", (int)ip.key_len, ip.key));
+		const char *y = au_typekey_array_element(au_arena_printf(a, "%.*s", (int)iq.key_len, iq.key));
+		unsigned hi = au_typekey_is_pointer(x) || au_typekey_is_pointer(y) ? HOLD_POINTER
+			      : long_by_key(x, y) ? HOLD_LONG : 0;
+		if (hi && !*first)
+			*first = ip.name ? au_arena_printf(a, "%.*s", (int)ip.name_len, ip.name) : "?";
+		h |= hi;
 	}
 	return h;
 }
@@ -395,19 +353,19 @@ static void width_cause(struct classifier *k, const struct change *ch)
 	struct arena *a = &k->c->arena;
 	const struct flat_member *f64 = side64(k, ch), *f32 = side32(k, ch);
 	const struct layout_member *m64 = f64->member, *m32 = f32->member;
-	const char *key32 = strip_arrays(m32->type->key), *key64 = strip_arrays(m64->type->key);
+	const char *key32 = au_typekey_array_element(m32->type->key), *key64 = au_typekey_array_element(m64->type->key);
 	unsigned h32 = scalar_holds(key32, m32->type->chain), h64 = scalar_holds(key64, m64->type->chain);
 	if (!m32->type->chain && !m64->type->chain && long_by_key(key64, key32))
 		h32 |= HOLD_LONG, h64 |= HOLD_LONG;   /* BTF: no chain, the widths say it */
 	const char *d = decl(a, f64), *name = f64->name;
 	uint64_t where = f64->bit_offset;
 	const char *sizes = au_arena_printf(a, "%" PRIu64 " bytes (64-bit) vs %" PRIu64 " (32-bit)", m64->type->size, m32->type->size);
-	bool array = m32->type->key && m32->type->key[0] == '[';
+	bool array = au_typekey_is_array(m32->type->key);
 	bool same_decl = au_same_str(m64->type->name, m32->type->name);
 	/* A typedef that ends in long on the 64-bit ABI and in a 32-bit integer
 	 * on the other (__statfs_word: __kernel_long_t or __u32 by word size) is
 	 * long's width too; ending in anything else, it is declared per ABI. */
-	bool long_like = (h32 & HOLD_LONG) || (!same_decl && integer_bits(key32, "32"));
+	bool long_like = (h32 & HOLD_LONG) || (!same_decl && au_typekey_is_integer(key32, 32));
 	int w = width_kind(h32 | (h64 & ~(unsigned)HOLD_LONG) | (long_like ? h64 & HOLD_LONG : 0));
 	if (w < 0 && m32->type->embeds && is_time_struct(m32->type->embeds) && au_same_str(m32->type->embeds, m64->type->embeds))
 		w = COMPAT_TIME_WIDTH;
@@ -420,7 +378,7 @@ static void width_cause(struct classifier *k, const struct change *ch)
 		const char *decl32 = same_decl ? "" : au_arena_printf(a, ", declared %s on the 32-bit ABI", m32->type->name);
 		add(k, (enum compat_cause_kind)w, name, NULL, where,
 		    au_arena_printf(a, "member %s is %s%s%s: %s", d, what, via(a, shown), decl32, sizes));
-	} else if (key32 && key64 && (strncmp(key64, "struct{", 7) == 0 || strncmp(key64, "union{", 6) == 0) &&
+	} else if (key32 && key64 && au_typekey_is_anon(key64) &&
 		   (w = width_kind(anon_key_holds(a, key64, key32, &what))) >= 0) {
 		add(k, (enum compat_cause_kind)w, name, NULL, where,
 		    au_arena_printf(a, "member %s: an anonymous type whose member %s is %s: %s", d, what,
@@ -428,7 +386,7 @@ static void width_cause(struct classifier *k, const struct change *ch)
 	} else if (m32->type->embeds && au_same_str(m32->type->embeds, m64->type->embeds)) {
 		add(k, COMPAT_MEMBER_TYPE, name, m32->type->embeds, where,
 		    au_arena_printf(a, "member %s: %s differs, %s", d, m32->type->embeds, sizes));
-	} else if (m32->type->key && m64->type->key && m32->type->key[0] == '[' && m64->type->key[0] == '[' &&
+	} else if (au_typekey_is_array(m32->type->key) && au_typekey_is_array(m64->type->key) &&
 		   au_same_str(key32, key64)) {
 		add(k, COMPAT_OTHER, name, NULL, where,
 		    au_arena_printf(a, "member %s: %s (64-bit) vs %s (32-bit), an array whose length the header computes "
@@ -485,7 +443,7 @@ static bool moved_align8(struct classifier *k, const struct change *ch)
 		if (k->moves[i][0] < f64->bit_offset && k->moves[i][1] == delta)
 			return true;
 	if (!moved_alignment(k, f64->name, au_arena_printf(&k->c->arena, "member %s", decl(&k->c->arena, f32)),
-			       fixed8_key(strip_arrays(f32->member->type->key)), f64->bit_offset, f32->bit_offset,
+			       au_typekey_is_fixed8(au_typekey_array_element(f32->member->type->key)), f64->bit_offset, f32->bit_offset,
 			       member_holds(k, f32->member, 0)))
 		return false;
 	if (k->nmoves == k->capmoves) {
@@ -591,21 +549,6 @@ static bool cause_at_or_around(const struct classifier *k, const char *name)
 	return false;
 }
 
-static const char *change_words(struct classifier *k, const struct change *ch)
-{
-	char *text = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&text, &n);
-	if (!f)
-		au_out_of_memory();
-	au_report_change_text(f, ch);
-	if (fclose(f) != 0)
-		au_out_of_memory();
-	const char *r = au_arena_strdup(&k->c->arena, text);
-	free(text);
-	return r;
-}
-
 /* A nested member (u of union { ... } u): its contents were compared by
  * path; blame it only when none of them explains it. */
 static void nested_member(struct classifier *k, const struct change *ch)
@@ -619,7 +562,7 @@ static void nested_member(struct classifier *k, const struct change *ch)
 	    trailing_align8(k, au_member_nested(f64->member), au_member_nested(f32->member), f64->name, f64->bit_offset))
 		return;
 	if (ch->what & ~(unsigned)DIFF_OFFSET)
-		add(k, COMPAT_OTHER, f64->name, NULL, f64->bit_offset, change_words(k, ch));
+		add_change(k, f64->name, f64->bit_offset, ch);
 }
 
 static void classify(struct classifier *k, struct type_finding *f)
@@ -696,20 +639,20 @@ static void classify(struct classifier *k, struct type_finding *f)
 						    "ioctl number whose size field differs (%" PRIu64 " vs %" PRIu64 " bytes)",
 						 ch->old_enum->name, v64, v32, v64 >> 16 & 0x3fff, v32 >> 16 & 0x3fff));
 			else
-				add(k, COMPAT_OTHER, ch->old_enum->name, NULL, UINT64_MAX, change_words(k, ch));
+				add_change(k, ch->old_enum->name, UINT64_MAX, ch);
 			break;
 		}
 		case CHANGE_CONSTANT_VALUE:
 		case CHANGE_CONSTANT_MOVED:
 			/* A #define the two ABIs evaluate differently (sizeof,
 			 * __BITS_PER_LONG): informational, as ioctl numbers are. */
-			add(k, COMPAT_OTHER, NULL, NULL, UINT64_MAX, change_words(k, ch));
+			add_change(k, NULL, UINT64_MAX, ch);
 			break;
 		case CHANGE_KIND:
 		case CHANGE_ALIGNMENT:
 		case CHANGE_ODR_CONFLICT: {
 			const char *member = ch->kind == CHANGE_ENUMERATOR_VALUE ? ch->old_enum->name : NULL;
-			add(k, COMPAT_OTHER, member, NULL, UINT64_MAX, change_words(k, ch));
+			add_change(k, member, UINT64_MAX, ch);
 			break;
 		}
 		}
@@ -750,9 +693,10 @@ static void classify(struct classifier *k, struct type_finding *f)
 		    au_arena_printf(a, "size %" PRIu64 " (64-bit) vs %" PRIu64 " (32-bit), with no member to blame",
 				 t64->size, t32->size));
 done:
-	if (k->n == 0)
-		add(k, COMPAT_OTHER, NULL, NULL, UINT64_MAX,
-		    f->nchanges ? change_words(k, &f->changes[0]) : "the layouts differ");
+	if (k->n == 0 && f->nchanges)
+		add_change(k, NULL, UINT64_MAX, &f->changes[0]);
+	else if (k->n == 0)
+		add(k, COMPAT_OTHER, NULL, NULL, UINT64_MAX, "the layouts differ");
 	f->ncauses = k->n;
 	f->causes = au_arena_memdup(a, k->buf, k->n * sizeof(*k->buf));
 }
@@ -783,49 +727,4 @@ void au_compat_classify(struct comparison *c, const struct layout_model *old_mod
 	free(k.ranges);
 	free(k.moves);
 	c->compat = s;
-}
-
-void au_compat_json_summary(FILE *out, const struct comparison *c)
-{
-	const struct compat_summary *s = c->compat;
-	fprintf(out, ",\"compat\":true,\"abi_bits\":{\"old\":%u,\"new\":%u},\"causes\":{", s->old_bits, s->new_bits);
-	for (int i = 0; i < COMPAT_CAUSE_COUNT; i++)
-		fprintf(out, "%s\"%s\":%zu", i ? "," : "", cause_names[i], s->counts[i]);
-	fputc('}', out);
-}
-
-void au_compat_json_causes(FILE *out, const struct type_finding *f)
-{
-	fputs(",\"causes\":[", out);
-	for (size_t i = 0; i < f->ncauses; i++) {
-		const struct compat_cause *x = &f->causes[i];
-		fprintf(out, "%s{\"cause\":\"%s\"", i ? "," : "", cause_names[x->cause]);
-		if (x->member) {
-			fputs(",\"member\":", out);
-			au_report_json_string(out, x->member);
-		}
-		if (x->type) {
-			fputs(",\"type\":", out);
-			au_report_json_string(out, x->type);
-		}
-		fputs(",\"detail\":", out);
-		au_report_json_string(out, x->detail);
-		fputc('}', out);
-	}
-	fputc(']', out);
-}
-
-void au_compat_text_causes(FILE *out, const struct type_finding *f)
-{
-	for (size_t i = 0; i < f->ncauses; i++)
-		fprintf(out, "  cause: %s: %s\n", cause_names[f->causes[i].cause], f->causes[i].detail);
-}
-
-void au_compat_text_summary(FILE *out, const struct comparison *c)
-{
-	const struct compat_summary *s = c->compat;
-	fprintf(out, "compat: OLD %u-bit, NEW %u-bit; findings by cause:", s->old_bits, s->new_bits);
-	for (int i = 0; i < COMPAT_CAUSE_COUNT; i++)
-		fprintf(out, "%s %s %zu", i ? "," : "", cause_names[i], s->counts[i]);
-	fputc('\n', out);
 }

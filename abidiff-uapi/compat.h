@@ -7,8 +7,6 @@
 #ifndef AU_COMPAT_H
 #define AU_COMPAT_H
 
-#include <stdio.h>
-
 #include "compare.h"
 #include "model.h"
 
@@ -28,7 +26,10 @@ struct compat_cause {
 	enum compat_cause_kind cause;
 	const char *member;     /* the member's path (u.p.x), or NULL for the type as a whole */
 	const char *type;       /* member-type: the member's type ("struct foo"), else NULL */
-	const char *detail;     /* one line for people */
+	const char *detail;     /* one line for people, or NULL when change says it */
+	/* A change with no more specific cause ("other"): the reporters word
+	 * it as they word any change; NULL when detail is set. */
+	const struct change *change;
 };
 
 struct compat_summary {
@@ -42,12 +43,5 @@ const char *au_compat_cause_name(enum compat_cause_kind k);
  * ones c was computed from; they must have different address sizes. */
 void au_compat_classify(struct comparison *c, const struct layout_model *old_model,
 		     const struct layout_model *new_model);
-
-/* Reporter hooks (only when c->compat): the top-level fields, one finding's
- * causes, and the same as text. */
-void au_compat_json_summary(FILE *out, const struct comparison *c);
-void au_compat_json_causes(FILE *out, const struct type_finding *f);
-void au_compat_text_causes(FILE *out, const struct type_finding *f);
-void au_compat_text_summary(FILE *out, const struct comparison *c);
 
 #endif

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "conventions.h"
+#include "typekey.h"
 
 /* One row per reason. README.md's "Severities and reasons" table is this
  * table; tests/unit checks every row has a name, a severity and a meaning. */
@@ -49,6 +50,9 @@ const struct convention au_conventions[REASON_COUNT] = {
 	[REASON_ALIAS] = { "alias", SEVERITY_SAFE, "a second name for a slot, with the same offset, size and type" },
 	[REASON_FLEXIBLE_SPELLING] = { "flexible-spelling", SEVERITY_SAFE,
 				       "T x[0], T x[] or __DECLARE_FLEX_ARRAY: the same zero-size tail" },
+	[REASON_FLEX_FILLER] = { "flex-filler", SEVERITY_SAFE,
+				 "the empty struct __DECLARE_FLEX_ARRAY puts before a flexible array (1 byte in C++) "
+				 "went: no program names it" },
 	[REASON_CONTAINS_SAFE] = { "contains-safe-change", SEVERITY_SAFE,
 				   "holds by value a type whose change is safe" },
 	[REASON_ADDED] = { "added", SEVERITY_SAFE, "a new type" },
@@ -225,4 +229,12 @@ bool au_is_version_name(const char *name)
 bool au_is_syscall_name(const char *name)
 {
 	return name && (strncmp(name, "__NR_", 5) == 0 || strncmp(name, "__NR3264_", 9) == 0);
+}
+
+const char *au_flex_filler_of(const char *name, uint64_t size, const char *key)
+{
+	static const char prefix[] = "__empty_";
+	if (!name || strncmp(name, prefix, sizeof(prefix) - 1) != 0 || size > 1 || !au_typekey_is_struct(key))
+		return NULL;
+	return name + sizeof(prefix) - 1;
 }

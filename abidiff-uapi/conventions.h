@@ -45,6 +45,7 @@ enum reason {
 	REASON_NEW_ALTERNATIVE,    /* a new union alternative, the union's size kept */
 	REASON_ALIAS,              /* a second name for a slot: same offset, size and type */
 	REASON_FLEXIBLE_SPELLING,  /* T x[0], T x[] or __DECLARE_FLEX_ARRAY: the same 0-byte tail */
+	REASON_FLEX_FILLER,        /* __DECLARE_FLEX_ARRAY's empty struct __empty_X went, X beside it */
 	REASON_CONTAINS_SAFE,      /* holds by value a type whose change is safe */
 	REASON_ADDED,              /* a new type */
 	REASON_ENUMERATOR_ADDED,   /* a new named constant */
@@ -73,6 +74,11 @@ extern const struct convention au_conventions[REASON_COUNT];
 const char *au_severity_name(enum severity s);
 /* Parses "break", "review" or "safe"; returns SEVERITY_NONE for anything else. */
 enum severity au_severity_parse(const char *s);
+
+/* The empty struct that 6.1's __DECLARE_FLEX_ARRAY puts before flexible
+ * array X (none in C, 1 byte in C++): a member named __empty_X of at most
+ * 1 byte whose type key is a struct's; flex is then "X". NULL otherwise. */
+const char *au_flex_filler_of(const char *name, uint64_t size, const char *key);
 
 /* The most severe reason in a set (SEVERITY_NONE for the empty set). */
 enum severity au_reasons_severity(reason_set r);

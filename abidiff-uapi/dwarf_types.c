@@ -381,13 +381,13 @@ static void aggregate_info(struct type_read *tr)
 	tr->ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
 	d->size = size;
 	if (name) {
-		d->name = au_typekey_named(&r->model->arena, prefix, name);
-		d->key = d->name;
+		d->key = au_typekey_named(&r->model->arena, prefix, name);
+		d->name = d->key;
 		if (tag != DW_TAG_enumeration_type)
 			d->embeds = d->name;
 	} else if (tdname) {
 		d->name = tdname;
-		d->key = tdname;
+		d->key = au_typekey_typedef(tdname);
 		if (tag != DW_TAG_enumeration_type)
 			d->embeds = tdname;
 	} else {

@@ -140,7 +140,7 @@ static void visit_typedefs(struct reader *r, Dwarf_Die *child, int tag, const vo
 			if (!au_strmap_iget(m, die_key(&target))) {
 				const char *tn = au_arena_concat3(&r->model->arena, qual, name, "");
 				au_strmap_iput(m, die_key(&target),
-					    (void *)(ptr ? au_typekey_ptr_typedef(&r->model->arena, tn) : tn));
+					    (void *)(ptr ? au_typekey_ptr_typedef(&r->model->arena, tn) : au_typekey_typedef(tn)));
 			}
 		}
 	} else if (tag == DW_TAG_namespace) {

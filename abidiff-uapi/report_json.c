@@ -199,6 +199,57 @@ static void layout_lines_json(FILE *out, const char *key, const struct layout_ty
 	free(text);
 }
 
+/* A change in the words of the text report, as a JSON string. */
+static void change_text_json(FILE *out, const struct change *ch)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+	if (!f)
+		au_out_of_memory();
+	au_report_change_text(f, ch);
+	if (fclose(f) != 0)
+		au_out_of_memory();
+	au_report_json_string(out, text);
+	free(text);
+}
+
+/* --compat: the top-level fields. */
+static void compat_summary_json(FILE *out, const struct comparison *c)
+{
+	const struct compat_summary *s = c->compat;
+	fprintf(out, ",\"compat\":true,\"abi_bits\":{\"old\":%u,\"new\":%u},\"causes\":{", s->old_bits, s->new_bits);
+	for (int i = 0; i < COMPAT_CAUSE_COUNT; i++)
+		fprintf(out, "%s\"%s\":%zu", i ? "," : "", au_compat_cause_name(i), s->counts[i]);
+	fputc('}', out);
+}
+
+/* --compat: one finding's causes; a cause that is a change of its own is
+ * worded as the change. */
+static void causes_json(FILE *out, const struct type_finding *f)
+{
+	fputs(",\"causes\":[", out);
+	for (size_t i = 0; i < f->ncauses; i++) {
+		const struct compat_cause *x = &f->causes[i];
+		fprintf(out, "%s{\"cause\":\"%s\"", i ? "," : "", au_compat_cause_name(x->cause));
+		if (x->member) {
+			fputs(",\"member\":", out);
+			au_report_json_string(out, x->member);
+		}
+		if (x->type) {
+			fputs(",\"type\":", out);
+			au_report_json_string(out, x->type);
+		}
+		fputs(",\"detail\":", out);
+		if (x->change)
+			change_text_json(out, x->change);
+		else
+			au_report_json_string(out, x->detail);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
 static void change_json(FILE *out, const struct change *ch)
 {
 	static const char *const kinds[] = {
@@ -290,6 +341,10 @@ static void change_json(FILE *out, const struct change *ch)
 		}
 	}
 	}
+	/* Last, so that readers of older reports find every other field where
+	 * it was: the change as the text report words it. */
+	fputs(",\"text\":", out);
+	change_text_json(out, ch);
 	fputc('}', out);
 }
 
@@ -303,7 +358,7 @@ void au_report_diff_json(FILE *out, const struct comparison *c, const char *old_
 		c->incompatible ? "incompatible" : "compatible", au_severity_name(c->fail_on),
 		c->strict ? "true" : "false");
 	if (c->compat)
-		au_compat_json_summary(out, c);
+		compat_summary_json(out, c);
 	fprintf(out, ",\"counts\":{\"old_types\":%zu,\"new_types\":%zu", c->old_types, c->new_types);
 	for (int s = 0; s < STATUS_COUNT; s++)
 		fprintf(out, ",\"%s\":%zu", au_finding_status_name(s), c->counts[s]);
@@ -345,7 +400,7 @@ void au_report_diff_json(FILE *out, const struct comparison *c, const char *old_
 			layout_lines_json(out, "new_layout", f->new_type);
 		}
 		if (c->compat)
-			au_compat_json_causes(out, f);
+			causes_json(out, f);
 		fputs(",\"changes\":[", out);
 		for (size_t j = 0; j < f->nchanges; j++) {
 			if (j)

@@ -159,6 +159,16 @@ bool au_typekey_is_ptr_typedef_of(const char *key, const char *name)
 	return key && name && key[0] == '*' && strcmp(key + 1, name) == 0;
 }
 
+const char *au_typekey_typedef(const char *name)
+{
+	return name;
+}
+
+const char *au_typekey_untagged_fwd(const char *prefix)
+{
+	return prefix;
+}
+
 const char *au_typekey_unspecified(struct arena *a, const char *name)
 {
 	return au_arena_printf(a, "unspecified:%s", name);
@@ -221,6 +231,11 @@ size_t au_typekey_sigil_prefix(const char *key)
 bool au_typekey_is_anon(const char *key)
 {
 	return strncmp(key, "struct{", 7) == 0 || strncmp(key, "union{", 6) == 0;
+}
+
+bool au_typekey_is_struct(const char *key)
+{
+	return key && strncmp(key, "struct", 6) == 0 && (key[6] == 0 || key[6] == ' ' || key[6] == '{');
 }
 
 bool au_typekey_is_named_aggregate(const char *key)
@@ -355,4 +370,129 @@ bool au_typekey_equal_char(const char *a, const char *b, enum char_signedness sa
 		pb = tb + nb;
 	}
 	return true;
+}
+
+const char *au_typekey_array_element(const char *key)
+{
+	while (key && *key == '[') {
+		const char *e = strchr(key, ']');
+		if (!e)
+			break;
+		key = e + 1;
+	}
+	return key;
+}
+
+bool au_typekey_is_array(const char *key)
+{
+	return key && key[0] == '[';
+}
+
+bool au_typekey_is_pointer(const char *key)
+{
+	return key && key[0] == '*';
+}
+
+bool au_typekey_is_reference(const char *key)
+{
+	return key && key[0] == '&';
+}
+
+bool au_typekey_base_of(const char *key, enum layout_base *base, uint64_t *bits)
+{
+	/* Longest prefixes first: "cf" before "f"... none is a prefix of
+	 * another but "char" and "cf", told apart by what follows. */
+	static const struct { const char *prefix; enum layout_base base; } classes[] = {
+		{ "bool", BASE_BOOL }, { "char", BASE_CHAR }, { "utf", BASE_UTF }, { "cf", BASE_COMPLEX },
+		{ "s", BASE_SIGNED }, { "u", BASE_UNSIGNED }, { "f", BASE_FLOAT },
+	};
+	if (!key)
+		return false;
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
+		size_t n = strlen(classes[i].prefix);
+		const char *d = key + n;
+		if (strncmp(key, classes[i].prefix, n) != 0 || *d < '0' || *d > '9')
+			continue;
+		uint64_t v = 0;
+		for (; *d >= '0' && *d <= '9'; d++)
+			v = 10 * v + (uint64_t)(*d - '0');
+		if (*d)
+			return false;
+		*base = classes[i].base;
+		*bits = v;
+		return true;
+	}
+	return false;
+}
+
+bool au_typekey_is_integer(const char *key, uint64_t bits)
+{
+	enum layout_base b;
+	uint64_t n;
+	return au_typekey_base_of(key, &b, &n) && (b == BASE_SIGNED || b == BASE_UNSIGNED) && n == bits;
+}
+
+bool au_typekey_is_fixed8(const char *key)
+{
+	enum layout_base b;
+	uint64_t n;
+	return au_typekey_base_of(key, &b, &n) && n == 64 &&
+	       (b == BASE_SIGNED || b == BASE_UNSIGNED || b == BASE_FLOAT || b == BASE_COMPLEX);
+}
+
+unsigned au_typekey_anon_holds(const char *key)
+{
+	unsigned h = 0;
+	if (!key || !au_typekey_is_anon(key))
+		return 0;
+	/* Each member's key follows a ':' (after its bit size) or, in an
+	 * array, a ']'; a bit size is digits, so it never matches. */
+	for (const char *p = key + 1; *p; p++) {
+		if (p[-1] != ':' && p[-1] != ']')
+			continue;
+		if (*p == '*')
+			h |= TYPEKEY_HOLDS_POINTER;
+		else if (strncmp(p, "u64;", 4) == 0 || strncmp(p, "s64;", 4) == 0 || strncmp(p, "f64;", 4) == 0 ||
+			 strncmp(p, "cf64;", 5) == 0)
+			h |= TYPEKEY_HOLDS_FIXED8;
+	}
+	return h;
+}
+
+const char *au_typekey_anon_members(const char *key)
+{
+	const char *p = key ? strchr(key, '{') : NULL;
+	return p ? p + 1 : NULL;
+}
+
+/* The item from p: "name@off:bits:key;", the key after the last ':' at
+ * its depth; returns its ';', or NULL at the shape's end. */
+static const char *anon_item(const char *p, const char **key)
+{
+	int depth = 0;
+	*key = NULL;
+	for (const char *q = p; *q; q++) {
+		if (*q == '{')
+			depth++;
+		else if (*q == '}' && depth-- == 0)
+			return NULL;
+		else if (*q == ':' && depth == 0)
+			*key = q + 1;
+		else if (*q == ';' && depth == 0)
+			return q;
+	}
+	return NULL;
+}
+
+const char *au_typekey_anon_next(const char *p, struct typekey_item *it)
+{
+	const char *key, *end = p ? anon_item(p, &key) : NULL;
+	if (!end || !key)
+		return NULL;
+	const char *at = strchr(p, '@');
+	it->name = at && at < end ? p : NULL;
+	it->name_len = at && at < end ? (size_t)(at - p) : 0;
+	it->key = key;
+	it->key_len = (size_t)(end - key);
+	return end + 1;
 }

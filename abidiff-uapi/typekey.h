@@ -98,6 +98,12 @@ const char *au_typekey_scoped(struct arena *a, const char *name, const char *sco
 /* The model's name of an anonymous enum: "enum {FIRST}", after its first
  * enumerator (a tagged enum's name, to the predicates). */
 const char *au_typekey_anon_enum_name(struct arena *a, const char *first);
+/* typedef struct {...} NAME: the key "NAME" of the anonymous aggregate a
+ * typedef names (a name the model gives it, kept as the reader stored it). */
+const char *au_typekey_typedef(const char *name);
+/* BTF's untagged forward declaration: "struct" or "union" (prefix is
+ * au_layout_kind_name's). */
+const char *au_typekey_untagged_fwd(const char *prefix);
 /* typedef struct {...} *NAME: "*NAME". */
 const char *au_typekey_ptr_typedef(struct arena *a, const char *name);
 /* key is "*NAME" for this typedef name. */
@@ -122,6 +128,9 @@ size_t au_typekey_sigil_prefix(const char *key);
 bool au_typekey_is_anon(const char *key);
 /* A tagged struct or union ("struct foo"). */
 bool au_typekey_is_named_aggregate(const char *key);
+/* A struct of any form: tagged ("struct foo"), anonymous by shape
+ * ("struct{...}0") or BTF's untagged forward declaration ("struct"). */
+bool au_typekey_is_struct(const char *key);
 /* A tagged enum ("enum foo", also the model's "enum {FIRST}"). */
 bool au_typekey_is_named_enum(const char *key);
 /* A tagged type of any kind: the name a model gives a type that is no typedef. */
@@ -133,6 +142,41 @@ const char *au_typekey_tag_name(const char *key);
 const char *au_typekey_zero_array_element(const char *key);
 /* The element key of a one-element array ("[1]u8": "u8"), or NULL. */
 const char *au_typekey_one_element(const char *key);
+
+/* The key with its array dimensions taken off ("[4]u64": "u64"); the key
+ * itself when it is no array; NULL for NULL. */
+const char *au_typekey_array_element(const char *key);
+/* An array of any length ("[4]u64", "[]u8"). */
+bool au_typekey_is_array(const char *key);
+/* A pointer key ("*K", also a typedef'd pointer to an anonymous aggregate,
+ * "*NAME"), or a C++ reference ("&K", "&&K"). */
+bool au_typekey_is_pointer(const char *key);
+bool au_typekey_is_reference(const char *key);
+/* A base key ("u32", "f64", "cf64", "bool8"): its class and width in bits;
+ * false (and nothing set) for any other key, "base:NAME:BITS" included. */
+bool au_typekey_base_of(const char *key, enum layout_base *base, uint64_t *bits);
+/* A signed or unsigned integer key of this width ("s32", "u32" for 32). */
+bool au_typekey_is_integer(const char *key, uint64_t bits);
+/* A by-value 8-byte scalar: "u64", "s64", "f64" or "cf64". */
+bool au_typekey_is_fixed8(const char *key);
+
+/* What the member keys of an anonymous shape ("struct{...}SIZE") hold, at
+ * any depth and through array dimensions, scanned on the key alone:
+ * TYPEKEY_HOLDS_POINTER for a pointer, TYPEKEY_HOLDS_FIXED8 for a by-value
+ * 8-byte scalar (au_typekey_is_fixed8). 0 for any other key. */
+enum { TYPEKEY_HOLDS_POINTER = 1, TYPEKEY_HOLDS_FIXED8 = 2 };
+unsigned au_typekey_anon_holds(const char *key);
+/* The top-level members of an anonymous shape, in order:
+ *   for (p = au_typekey_anon_members(key); (p = au_typekey_anon_next(p, &it));)
+ * it.name (it.name_len bytes, NULL when the item has none) and it.key
+ * (it.key_len bytes) point into key. au_typekey_anon_members is NULL when
+ * key has no shape; au_typekey_anon_next is NULL at the end. */
+struct typekey_item {
+	const char *name, *key;
+	size_t name_len, key_len;
+};
+const char *au_typekey_anon_members(const char *key);
+const char *au_typekey_anon_next(const char *p, struct typekey_item *it);
 
 /* Keys a and b that differ as strings are still one type when they differ
  * only where one has char8 and the other s8 (u8), and plain char is signed

@@ -86,7 +86,7 @@ def parse_args(argv):
     p.add_argument("--new", metavar="TREE", help="the newer tree, with --old (with --git: a revision, "
                    "default the working tree, or HEAD when it is clean)")
     p.add_argument("--git", metavar="DIR",
-                   help="a kernel git repository: compare two of its revisions (git.py), as "
+                   help="a kernel git repository: compare two of its revisions, as "
                         "scripts/check-uapi.sh does; only the files headers_install reads are written out")
     p.add_argument("--each-commit", metavar="BASE..TIP",
                    help="with --git: check every commit of BASE..TIP against its parent, and name the "
@@ -118,11 +118,11 @@ def parse_args(argv):
     p.add_argument("--show", metavar="TYPE",
                    help="print one type's layout (kvm_run, 'struct kvm_run', 'union bpf_attr', a typedef) "
                         "in the run's objects side by side: before and after, C and C++; builds only the "
-                        "units, writes no report (show.py)")
+                        "units, writes no report")
     p.add_argument("--show-format", choices=("text", "json"), default="text", help="--show's output format")
     p.add_argument("--compat", metavar="ARCH32",
                    help="compare the 64-bit ABI with this 32-bit one (i386, armhf/arm) on --kernel's "
-                        "tree: informational, exit 0 when it ran (compat.py)")
+                        "tree: informational, exit 0 when it ran")
     a = p.parse_args(argv)
     try:
         arch = lookup_arch(a.arch)

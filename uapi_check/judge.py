@@ -10,15 +10,13 @@ verdict for one named check:
   series-c    (C before/after the series, --strict): an alias the tool pairs with an old name is
               fine; any other added member, lost name or layout change fails.
   series-cxx  (C++ before/after, --strict): names must stay; layouts may change (to match C, which
-              the cross comparisons check). The empty struct 6.1's __DECLARE_FLEX_ARRAY puts
-              before a flexible array (1 byte in C++, none in C) may go: no program names it.
+              the cross comparisons check). A name the tool calls flex-filler (the empty struct
+              6.1's __DECLARE_FLEX_ARRAY puts before a flexible array) may go: no program names it.
   commit      (two revisions of a git tree): as drift; and a header that compiled alone before and
               fails after fails its language's headers-compile check.
   cross, cross-series (C vs C++, --strict): any break fails; a C++-keyword rename the tool calls
               safe (cxx-keyword) is fine, and so is a name only C has (an alias of a keyword).
 """
-import json
-
 from .model import CheckResult, Failure, Finding
 
 CHECKS = {
@@ -53,78 +51,13 @@ NAME_KINDS = ("member_removed", "renamed", "enumerator_removed", "alias_removed"
 CROSS = ("cross", "cross-series")
 
 
-def member_desc(m):
-    """A member for people: its display type, name and place (never compared)."""
-    if not m:
-        return "?"
-    where = f"offset {m.get('offset')}"
-    if "bit_size" in m:
-        where = f"bit {m.get('bit_offset')}:{m.get('bit_size')}"
-    return f"{m.get('type', '?')} {m.get('name', '?')} ({where}, size {m.get('size')})"
-
-
-def constant_text(v):
-    """A constant's value as the tool's JSON gives it: {"value": N} or {"string": S}."""
-    v = v or {}
-    if "string" in v:
-        return json.dumps(v["string"])
-    n = v.get("value")
-    return f"{n} ({n:#x})" if isinstance(n, int) and n > 9 else str(n)
-
-
-def describe_change(c):
-    kind = c.get("change")
-    if kind in ("size", "alignment", "kind"):
-        return f"{kind} {c.get('old')} -> {c.get('new')}"
-    if kind == "member":
-        return (f"member {c.get('member')} ({', '.join(c.get('what', []))}): "
-                f"{member_desc(c.get('old'))} -> {member_desc(c.get('new'))}")
-    if kind == "member_removed":
-        return f"member {member_desc(c.get('old'))} removed"
-    if kind == "member_added":
-        over = f" over {c['overlaps']}" if c.get("overlaps") else ""
-        return f"member {member_desc(c.get('new'))} added{over}"
-    if kind == "alias_added":
-        return f"alias {member_desc(c.get('new'))} of {c.get('alias_of')}"
-    if kind == "alias_removed":
-        return f"alias {member_desc(c.get('old'))} of {c.get('alias_of')} removed"
-    if kind == "renamed":
-        return f"{member_desc(c.get('old'))} is {(c.get('new') or {}).get('name')} in the new"
-    if kind == "embedded":
-        return f"member `{c.get('member')}` holds {c.get('type')}, whose layout changed"
-    if kind == "enumerator_value":
-        return f"enumerator {c.get('enumerator')} {c.get('old')} -> {c.get('new')}"
-    if kind == "enumerator_removed":
-        if c.get("now_in"):
-            return f"enumerator {c.get('enumerator')} = {c.get('old')} is now {c['now_in']}, same value"
-        return f"enumerator {c.get('enumerator')} = {c.get('old')} removed"
-    if kind == "constant_value":
-        return f"value {constant_text(c.get('old'))} -> {constant_text(c.get('new'))}"
-    if kind == "constant_moved":
-        return f"now enumerator {c.get('enumerator')} of {c.get('now_in')}, same value {c.get('new')}"
-    if kind == "enumerator_added":
-        return f"enumerator {c.get('enumerator')} = {c.get('new')} added"
-    return f"{kind} {c.get('member') or c.get('enumerator') or ''}".strip()
-
-
 def change_text(c):
+    """A change for people: the tool's own words ("text") and its reasons."""
     reasons = c.get("reasons") or []
-    return describe_change(c) + (f" [{', '.join(reasons)}]" if reasons else "")
+    return c.get("text", c.get("change", "?")) + (f" [{', '.join(reasons)}]" if reasons else "")
 
 
-def is_flex_filler(c, type_changes):
-    """The empty struct __DECLARE_FLEX_ARRAY puts before flexible array X: a removed member
-    __empty_X of at most 1 byte whose type is a struct, next to a flexible member X."""
-    old = c.get("old") or {}
-    name = str(old.get("name") or "")
-    if not name.startswith("__empty_") or old.get("size", 99) > 1 or not str(old.get("key", "struct")).startswith("struct"):
-        return False
-    flex = name[len("__empty_"):]
-    return any(o.get("member") == flex and ((o.get("old") or {}).get("flexible") or (o.get("new") or {}).get("flexible"))
-               for o in type_changes)
-
-
-def judge_change(role, c, fail_on="break", type_changes=()):
+def judge_change(role, c, fail_on="break"):
     """(verdict, check) for one change of the tool, by the comparison's role, the change's kind
     and its severity."""
     kind, sev = c.get("change"), c.get("severity", "break")
@@ -145,8 +78,8 @@ def judge_change(role, c, fail_on="break", type_changes=()):
         return (FAIL if sev in ("break", "review") else OK), "c-layout-unchanged"
     if role == "series-cxx":
         if kind in NAME_KINDS and sev != "safe":
-            if kind == "member_removed" and is_flex_filler(c, type_changes):
-                return NOTE, "cxx-layout"
+            if kind == "member_removed" and "flex-filler" in reasons:
+                return NOTE, "cxx-layout"   # the tool's flex-filler: no program names it
             return FAIL, "cxx-names-kept"
         # The series may change C++ layouts to match C; the cross comparisons check that.
         return NOTE, "cxx-layout"
@@ -185,7 +118,7 @@ def judge_type(role, t, fail_on="break"):
     if status == "added":
         return [finding(OK, "added", f"{t.get('name')} added")]
     changes = t.get("changes") or []
-    findings = [finding(*judge_change(role, c, fail_on, changes), change_text(c), change=c) for c in changes]
+    findings = [finding(*judge_change(role, c, fail_on), change_text(c), change=c) for c in changes]
     if not findings:
         verdict = FAIL if tsev == "break" or (tsev == "review" and fail_on == "review") else NOTE
         findings.append(finding(verdict, "c-cxx-same-layout" if role in CROSS else

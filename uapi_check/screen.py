@@ -13,7 +13,7 @@ import difflib
 import re
 from collections import Counter
 
-from .judge import BASELINED, FAIL, WAIVED, is_flex_filler
+from .judge import BASELINED, FAIL, WAIVED
 from .verdict import ACCEPTED, FAILS, REVIEW, is_constant, tally
 from .verdict import items as verdict_items
 
@@ -290,12 +290,12 @@ def one_line(prefix, g, comps):
 
 def filler_groups(gs, comps):
     """C++-only groups that 6.1's __DECLARE_FLEX_ARRAY filler explains: a type that loses the
-    filler (the tool's member_removed of __empty_X next to flexible X), a type whose member of such
+    filler (a member_removed the tool gives the reason flex-filler), a type whose member of such
     a type is resized, an ioctl whose argument is one. Only groups of a C++ comparison that no C
     comparison repeats; the tool's severities stand, this only groups them on one line."""
     cxx = [g for g in gs if g.comparison.old.startswith("cxx") and g.comparison.new.startswith("cxx")]
     fill = {g.type for g in cxx if any(
-        f.change_kind == "member_removed" and is_flex_filler(f.change, [x.change or {} for x in g.findings])
+        f.change_kind == "member_removed" and "flex-filler" in (f.reasons or [])
         for f in g.findings)}
     grew = True
     while grew:

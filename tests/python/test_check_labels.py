@@ -201,7 +201,7 @@ VOCAB = {
     "review": {"tail-growth", "overlap", "sentinel-removed", "member-added", "contains-review",
                "version-increased"},
     "safe": {"sentinel", "reserved-reuse", "padding-reuse", "pad-renamed", "new-alternative", "alias",
-             "flexible-spelling", "contains-safe-change", "added", "enumerator-added", "cxx-keyword",
+             "flexible-spelling", "flex-filler", "contains-safe-change", "added", "enumerator-added", "cxx-keyword",
              "constant-added", "constant-moved"},
 }
 

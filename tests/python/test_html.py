@@ -104,7 +104,7 @@ def test_the_browser_shows_every_finding_with_its_layouts(page):
     assert "struct clone_args" in {f["type"] for f in reviews}
     assert not names & {f["type"] for f in reviews}
     kvm = next(f for f in breaks if f["type"] == "struct kvm_run")
-    assert "member u.p.x (offset)" in kvm["text"]
+    assert "member u.p.x: offset 8 -> 12" in kvm["text"]
     assert "/* 8 4 */" in kvm["text"] and "/* 12 4 */" in kvm["text"]
     assert ["moved", "__u32 x; /* 8 4 */"] in [[c, t.strip()] for c, t in dom.cells]
     assert ["moved", "__u32 x; /* 12 4 */"] in [[c, t.strip()] for c, t in dom.cells]

@@ -1,5 +1,6 @@
-"""The judge on hand-written tool outputs (fixtures/*.json, in the schema of CONTRACT's fields):
-it reads the tool's kinds and severities, never display types."""
+"""The judge on hand-written tool outputs (fixtures/*.json, valid against
+abidiff-uapi/schema/diff.schema.json): it reads the tool's kinds, severities, reasons and words
+("text"), never display types or keys."""
 import copy
 
 import pytest
@@ -39,7 +40,7 @@ def test_findings_carry_the_tools_severity_and_reasons():
     c = judged("c-before_c-after", "drift", "drift.json")
     f = next(f for f in c.findings if f.type == "struct kvm_run")
     assert (f.tool_severity, f.reasons, f.member) == ("break", ["moved"], "u.p.x")
-    assert f.text == "member u.p.x (offset): __u32 x (offset 8, size 4) -> __u32 x (offset 12, size 4) [moved]"
+    assert f.text == "member u.p.x: offset 8 -> 12 [moved]"   # the tool's words, not re-worded
     assert f.to_json()["tool_severity"] == "break"
 
 
@@ -79,9 +80,11 @@ def test_series_cxx_allows_the_flex_filler_only():
     }
 
 
-def test_a_filler_without_its_flexible_array_is_a_lost_name():
+def test_a_filler_the_tool_does_not_call_one_is_a_lost_name():
+    # The tool decides what a filler is (reason flex-filler); the driver only maps that reason.
     t = copy.deepcopy(tool_json("series-cxx.json")["types"][0])
     t["changes"] = t["changes"][1:]
+    t["changes"][0]["reasons"] = ["member-removed"]
     assert [(f.severity, f.check) for f in judge.judge_type("series-cxx", t)] == [("fail", "cxx-names-kept")]
 
 

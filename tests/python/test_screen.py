@@ -29,7 +29,7 @@ def test_breaks_by_header_removed_header_as_one_line_and_cxx_folded():
     assert heads == ["  linux/gone.h removed: 2 types", "  linux/cxx.h", "  linux/kvm.h"]
     kvm_run = next(l for l in breaks if l.startswith("    struct kvm_run:"))
     assert kvm_run.endswith("[c-before_c-after, also in C++]")
-    assert "member u.p.x (offset)" in kvm_run
+    assert "member u.p.x: offset 8 -> 12" in kvm_run
     assert next(l for l in breaks if l.startswith("    struct cxx_only:")).endswith("[cxx-before_cxx-after]")
     assert next(l for l in breaks if l.startswith("    enum {KVM_STAT_A}:")).endswith("also in C++]")
 
@@ -47,8 +47,9 @@ def test_review_then_safe_counts():
     lines = screen.detail_lines(drift_report())
     assert section(lines, "Review:") == [
         "Review: 2 types",
-        "  struct clone_args: size 64 -> 88 [tail-growth] [c-before_c-after, also in C++]",
-        "  struct ovl: member __u16 _or (offset 0, size 2) added over or [overlap] [c-before_c-after]"]
+        "  struct clone_args: size: 64 -> 88 bytes [tail-growth] [c-before_c-after, also in C++]",
+        "  struct ovl: member _or added, overlapping or with another size or type, so no alias (__u16, offset 0, size 2) "
+        "[overlap] [c-before_c-after]"]
     assert section(lines, "Safe:") == ["Safe: 2 types: enumerator-added 1, reserved-reuse 1, sentinel 1"]
 
 
@@ -105,7 +106,7 @@ def test_constants_count_apart_and_fold_per_header():
          "old_layout": ["#define __NR_x 1"], "new_layout": ["#define __NR_x 3"],
          "changes": [{"change": "constant_value", "breaking": True, "severity": "break",
                       "reasons": ["constant-value"], "old": {"value": 1, "unsigned": False},
-                      "new": {"value": 3, "unsigned": False}}]}]
+                      "new": {"value": 3, "unsigned": False}, "text": "value 1 -> 3"}]}]
     from uapi_check.judge import judge_comparison
     c.findings = judge_comparison(c.role, c.types, c.fail_on)
     lines = screen.detail_lines(SimpleNamespace(comparisons={c.name: c}, header_changes=[], waivers=[]))
@@ -128,13 +129,14 @@ def changed_type(name, file="linux/many.h"):
 
 
 def filler_type(name):
-    """A C++ type as 6.1 -> 6.12 left it: __DECLARE_FLEX_ARRAY's 1-byte filler gone before flex."""
+    """A C++ type as 6.1 -> 6.12 left it: __DECLARE_FLEX_ARRAY's 1-byte filler gone before flex
+    (the tool gives its removal the reason flex-filler too)."""
     return {"name": name, "kind": "struct", "status": "changed", "severity": "break",
-            "reasons": ["moved", "member-removed"], "file": "linux/flex.h", "old_size": 8, "new_size": 4,
+            "reasons": ["moved", "member-removed", "flex-filler"], "file": "linux/flex.h", "old_size": 8, "new_size": 4,
             "changes": [{"change": "member", "severity": "break", "reasons": ["moved"], "member": "flex",
                          "what": ["offset"], "old": {"name": "flex", "offset": 8, "size": 0, "flexible": True},
                          "new": {"name": "flex", "offset": 4, "size": 0, "flexible": True}},
-                        {"change": "member_removed", "severity": "break", "reasons": ["member-removed"],
+                        {"change": "member_removed", "severity": "break", "reasons": ["member-removed", "flex-filler"],
                          "old": {"name": "__empty_flex", "offset": 4, "size": 1, "key": "struct {}"}}]}
 
 

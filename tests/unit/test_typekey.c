@@ -179,6 +179,42 @@ static void test_anon(struct arena *a)
 }
 
 /* Template arguments as g++ and clang++ spell them pair as one name. */
+/* The predicates compat.c reads keys through: every key it asks about is
+ * built here by the builders first, so a builder and its predicate cannot
+ * drift apart. */
+static void test_compat_predicates(struct arena *a)
+{
+	const char *u64 = au_typekey_base(a, BASE_UNSIGNED, 64, NULL), *s32 = au_typekey_base(a, BASE_SIGNED, 32, NULL);
+	const char *cf64 = au_typekey_base(a, BASE_COMPLEX, 64, NULL), *c8 = au_typekey_base(a, BASE_CHAR, 8, NULL);
+	enum layout_base b;
+	uint64_t bits;
+	CHECK(au_typekey_base_of(cf64, &b, &bits) && b == BASE_COMPLEX && bits == 64);
+	CHECK(au_typekey_base_of(c8, &b, &bits) && b == BASE_CHAR && bits == 8);
+	CHECK(!au_typekey_base_of(au_typekey_base(a, BASE_OTHER, 64, "x"), &b, &bits));
+	CHECK(!au_typekey_base_of("struct s64", &b, &bits) && !au_typekey_base_of("s64x", &b, &bits));
+	CHECK(au_typekey_is_fixed8(u64) && au_typekey_is_fixed8(cf64) && au_typekey_is_fixed8("f64"));
+	CHECK(!au_typekey_is_fixed8(s32) && !au_typekey_is_fixed8("bool64") && !au_typekey_is_fixed8("utf64"));
+	CHECK(!au_typekey_is_fixed8("cf128") && !au_typekey_is_fixed8("u128"));
+	CHECK(au_typekey_is_integer(s32, 32) && !au_typekey_is_integer(s32, 64) && !au_typekey_is_integer("f32", 32));
+	const char *arr = au_typekey_array(a, 4, false, au_typekey_pointer(a, TYPEKEY_POINTER, u64));
+	CHECK(au_typekey_is_array(arr) && !au_typekey_is_array(u64));
+	CHECK_STR(au_typekey_array_element(arr), "*u64");
+	CHECK(au_typekey_is_pointer(au_typekey_array_element(arr)) && !au_typekey_is_pointer(u64));
+	CHECK(au_typekey_is_reference(au_typekey_pointer(a, TYPEKEY_RREF, u64)));
+	CHECK_STR(au_typekey_typedef("name_t"), "name_t");
+	CHECK_STR(au_typekey_untagged_fwd("union"), "union");
+	CHECK(au_typekey_anon_holds("struct{a@0:32:u32;b@32:64:[2]u64;}24") == TYPEKEY_HOLDS_FIXED8);
+	CHECK(au_typekey_anon_holds("union{p@0:64:*u8;}8") == TYPEKEY_HOLDS_POINTER);
+	CHECK(au_typekey_anon_holds("struct{n@0:64:struct{d@0:64:f64;}8;}8") == TYPEKEY_HOLDS_FIXED8);
+	CHECK(au_typekey_anon_holds("struct{a@0:32:u32;}4") == 0 && au_typekey_anon_holds("u64") == 0);
+	struct typekey_item it;
+	const char *p = au_typekey_anon_members("struct{a@0:32:u32;n@32:64:struct{x@0:8:u8;}1;}12");
+	CHECK((p = au_typekey_anon_next(p, &it)) && it.name_len == 1 && it.name[0] == 'a' && it.key_len == 3);
+	CHECK((p = au_typekey_anon_next(p, &it)) && strncmp(it.key, "struct{x@0:8:u8;}1", it.key_len) == 0);
+	CHECK(au_typekey_anon_next(p, &it) == NULL);
+	CHECK(au_typekey_anon_members("u32") == NULL);
+}
+
 static void test_template_names(struct arena *a)
 {
 	CHECK_STR(au_typekey_named(a, "struct", "_Head_base<0ul, STR&&, false>"), "struct _Head_base<0, STR&&, false>");
@@ -261,6 +297,7 @@ int main(void)
 	test_functions(&a);
 	test_named(&a);
 	test_anon(&a);
+	test_compat_predicates(&a);
 	test_template_names(&a);
 	test_equal_char();
 	au_arena_deinit(&a);
