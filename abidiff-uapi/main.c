@@ -108,6 +108,10 @@ struct options {
 	int ntypes;
 	const char *header_dirs[MAX_HEADER_DIRS];
 	char *header_real[MAX_HEADER_DIRS];
+	/* header_real relative to the working directory, when it lies under it: the
+	 * driver's objects record their build directory as "." (-ffile-prefix-map),
+	 * so their files read include/after/linux/x.h, whatever the spelling given. */
+	const char *header_rel[MAX_HEADER_DIRS];
 	int nheaders;
 	bool common_only;
 	bool strict;
@@ -237,13 +241,18 @@ static const char *under_headers(const struct options *o, const char *file)
 {
 	if (!file)
 		return NULL;
+	while (file[0] == '.' && file[1] == '/')
+		file += 2;
 	for (int i = 0; i < o->nheaders; i++) {
-		const char *dirs[2] = { o->header_dirs[i], o->header_real[i] };
-		for (int k = 0; k < 2; k++) {
-			size_t n = dirs[k] ? strlen(dirs[k]) : 0;
-			while (n > 1 && dirs[k][n - 1] == '/')
+		const char *dirs[3] = { o->header_dirs[i], o->header_real[i], o->header_rel[i] };
+		for (int k = 0; k < 3; k++) {
+			const char *d = dirs[k];
+			while (d && d[0] == '.' && d[1] == '/')
+				d += 2;
+			size_t n = d ? strlen(d) : 0;
+			while (n > 1 && d[n - 1] == '/')
 				n--;
-			if (n && strncmp(file, dirs[k], n) == 0 && file[n] == '/')
+			if (n && strncmp(file, d, n) == 0 && file[n] == '/')
 				return file + n + 1;
 		}
 	}
@@ -675,6 +684,7 @@ int main(int argc, char **argv)
 	if (rc >= 0 || (rc = check_command(&o)) >= 0)
 		return rc;
 	bool diff = strcmp(o.command, "diff") == 0, show = strcmp(o.command, "show") == 0;
+	char *cwd = o.nheaders ? realpath(".", NULL) : NULL;
 	for (int i = 0; i < o.nheaders; i++) {
 		o.header_real[i] = realpath(o.header_dirs[i], NULL);
 		if (!o.header_real[i]) {
@@ -682,6 +692,9 @@ int main(int argc, char **argv)
 			rc = EXIT_TROUBLE;
 			goto out_headers;
 		}
+		size_t n = cwd ? strlen(cwd) : 0;
+		if (n > 1 && strncmp(o.header_real[i], cwd, n) == 0 && o.header_real[i][n] == '/')
+			o.header_rel[i] = o.header_real[i] + n + 1;
 	}
 
 	struct layout_model models[2];
@@ -718,6 +731,7 @@ out:
 	for (int i = 0; i < loaded; i++)
 		au_layout_model_deinit(&models[i]);
 out_headers:
+	free(cwd);
 	for (int i = 0; i < o.nheaders; i++)
 		free(o.header_real[i]);
 	return rc;

@@ -53,8 +53,6 @@ def test_a_unit_object_does_not_depend_on_where_it_was_built(tmp_path, tree, too
     assert p.returncode == 0 and "struct x_req" in p.stdout, p.stderr
 
 
-@pytest.mark.xfail(reason="the tool's side of issue 27 item 4: --headers resolves other spellings "
-                          "of the directory (an absolute path, ./include/after/)", strict=False)
 @pytest.mark.parametrize("spelling", ["ABS", "./include/after/"])
 def test_headers_takes_any_spelling_of_the_include_dir(tmp_path, tree, tool, spelling):
     out = str(tmp_path / "out-a")
