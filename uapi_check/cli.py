@@ -61,7 +61,7 @@ from .judge import evaluate_checks
 from .matrix import comparison_coverage, step_compare
 from .model import Options, Report
 from .requests import step_requests
-from .show import show
+from .show import run as run_show
 from .render import render_text, size_differences, summary_rows, terminal_summary
 from .trees import header_changes, step_trees
 from .units import step_extra_units, step_units
@@ -338,21 +338,7 @@ def guarded(opts, produce):
 
 def main_show(opts):
     """--show TYPE (show.py): the units only, the folder held as for a run, no report touched."""
-    progress = Progress(True)
-    created = not os.path.isdir(opts.out)
-    os.makedirs(opts.out, exist_ok=True)
-    try:
-        with out_lock(opts, created):
-            try:
-                return show(opts, progress, opts.show, opts.show_format)
-            except Fatal as e:
-                if created:
-                    remove_out(opts.out)
-                print(f"uapi-check: error: {e}", file=sys.stderr)
-                return 2
-    except Fatal as e:      # --no-wait
-        print(f"uapi-check: error: {e}", file=sys.stderr)
-        return 2
+    return run_show(opts, lambda created: out_lock(opts, created), remove_out)
 
 
 def main_compat(opts):

@@ -17,7 +17,7 @@ from .env import check_environment, ensure_tool
 from .headers import step_headers
 from .trees import step_trees
 from .units import step_units
-from .util import Fatal, run
+from .util import Fatal, Progress, run as run_command
 
 
 def pairs(opts):
@@ -43,7 +43,7 @@ def show(opts, progress, type_name, fmt):
         args = [tool, "show", type_name, a.object, b.object, *[f"--headers={i}" for i in incs]]
         if fmt == "json":
             args.append("--format=json")
-        rc, out, err = run(args, cwd=opts.out)
+        rc, out, err = run_command(args, cwd=opts.out)
         if rc != 0:
             line = (err.strip().splitlines() or [f"exit {rc}"])[-1]
             raise Fatal(f"--show {type_name}: {line}")
@@ -53,3 +53,22 @@ def show(opts, progress, type_name, fmt):
             texts.append(f"== {title} ({old} against {new}) ==\n{out}")
     sys.stdout.write(json.dumps(docs, indent=1) + "\n" if fmt == "json" else "\n".join(texts))
     return 0
+
+
+def run(opts, lock, remove_out):
+    """The whole of --show: lock(created) holds the output folder as for a run (cli.out_lock),
+    remove_out(out) takes away a folder this run made when it fails. Exit status 0 or 2."""
+    created = not os.path.isdir(opts.out)
+    os.makedirs(opts.out, exist_ok=True)
+    try:
+        with lock(created):
+            try:
+                return show(opts, Progress(True), opts.show, opts.show_format)
+            except Fatal as e:
+                if created:
+                    remove_out(opts.out)
+                print(f"uapi-check: error: {e}", file=sys.stderr)
+                return 2
+    except Fatal as e:      # --no-wait
+        print(f"uapi-check: error: {e}", file=sys.stderr)
+        return 2
