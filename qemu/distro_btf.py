@@ -68,6 +68,14 @@ def judge(results, kernel, names_c, names_cxx, expected_path=None):
         for lang in ("c", "cxx"):
             base = os.path.join(bdir, "%s-%s" % (name, lang))
             rc = (read_text(base + ".rc", "") or "").strip()
+            common = defined & lang_names[lang]
+            if rc == "none":
+                # distro-compare found no name on both sides and did not compare (--common-only
+                # would select nothing): the names must agree.
+                if common:
+                    reasons.append("%s (%s): not compared, but %d names are on both sides" % (name, lang, len(common)))
+                entry[lang] = {"types_compared": 0, "differences": [], "exit": None}
+                continue
             try:
                 doc = json.loads(read_text(base + ".json", "") or "")
             except ValueError:
@@ -77,7 +85,6 @@ def judge(results, kernel, names_c, names_cxx, expected_path=None):
                 reasons.append("%s (%s): abidiff-uapi exited %s: %s" % (name, lang, rc or "?", err[0] if err else "no JSON"))
                 entry[lang] = {"error": err[:3], "exit": rc}
                 continue
-            common = defined & lang_names[lang]
             # With --common-only, new_types counts the object's types that found a partner in the BTF:
             # the tool pairs by name, so it must be the names both sides define. (old_types can be one
             # more: two anonymous enums of the kernel may pair with one of userspace's.)

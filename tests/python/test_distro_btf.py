@@ -117,3 +117,34 @@ def test_guest_and_host_vmlinux_must_agree(tmp_path):
     section, reasons = distro_btf.judge(d, "6.1", NAMES, NAMES, exp)
     assert section["vmlinux_on_target_vs_host"] == {"c": "identical", "cxx": "DIFFERENT"}
     assert any("vmlinux (cxx): the guest's own comparison differs" in r for r in reasons)
+
+
+def write_not_compared(d, name, defined):
+    """What qemu/distro-compare writes for a BTF that shares no name with the objects: no diff run
+    (--common-only would select nothing), .rc "none"."""
+    os.makedirs(os.path.join(d, "btf"), exist_ok=True)
+    with open(os.path.join(d, "btf", name + ".names"), "w") as f:
+        f.write("".join(n + "\n" for n in defined))
+    for lang in ("c", "cxx"):
+        base = os.path.join(d, "btf", "%s-%s" % (name, lang))
+        open(base + ".json", "w").close()
+        with open(base + ".rc", "w") as f:
+            f.write("none\n")
+
+
+def test_a_module_with_no_name_in_common_is_not_compared_and_passes(tmp_path):
+    d = make_results(tmp_path)
+    write_not_compared(d, "mod3", ["struct driver_private"])
+    exp = expected_file(tmp_path, ["struct b\tx\tkernel-only member name"])
+    section, reasons = distro_btf.judge(d, "6.1", NAMES, NAMES, exp)
+    assert reasons == []
+    assert section["per_btf"]["mod3"]["c"]["types_compared"] == 0
+    assert section["types_compared"] == 4
+
+
+def test_a_module_not_compared_that_shares_a_name_fails(tmp_path):
+    d = make_results(tmp_path)
+    write_not_compared(d, "mod3", ["struct c", "struct driver_private"])
+    exp = expected_file(tmp_path, ["struct b\tx\tkernel-only member name"])
+    _, reasons = distro_btf.judge(d, "6.1", NAMES, NAMES, exp)
+    assert any("mod3 (c): not compared, but 1 names are on both sides" in r for r in reasons), reasons
