@@ -25,9 +25,12 @@ run() {
 		pass=$((pass + 1)); echo "ok   $what: valgrind clean"
 	fi
 }
-run "dump C object" dump "$out/obj/c-after.o"
-run "dump --format=json C++ object" dump --format=json "$out/obj/cxx-after.o"
-run "diff C before vs C++ after" diff "$out/obj/c-before.o" "$out/obj/cxx-after.o" --headers "$out/include/before" --headers "$out/include/after"
-run "diff --format=json C before vs after" diff --format=json "$out/obj/c-before.o" "$out/obj/c-after.o"
+# From the output folder, as uapi-check runs the tool: its objects name their build folder "."
+# (-ffile-prefix-map), so --headers is relative to it.
+cd "$out"
+run "dump C object" dump obj/c-after.o
+run "dump --format=json C++ object" dump --format=json obj/cxx-after.o
+run "diff C before vs C++ after" diff obj/c-before.o obj/cxx-after.o --headers include/before --headers include/after
+run "diff --format=json C before vs after" diff --format=json obj/c-before.o obj/c-after.o
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
