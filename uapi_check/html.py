@@ -7,13 +7,12 @@ then the C-versus-C++ sizes and the drift (header changes, accepted findings, io
 import difflib
 import os
 import re
-from collections import Counter
 from html import escape
 
 from .config import REVS
 from .judge import BASELINED, FAIL, WAIVED
 from .screen import also_text, holders, plural
-from .verdict import ACCEPTED, FAILS, REVIEW, groups, items, tally
+from .verdict import ACCEPTED, FAILS, REVIEW, groups, items, safe_counts, tally
 from .trees import list_headers
 
 CSS = """
@@ -118,18 +117,6 @@ def finding_block(g, comps, kind, views=None):
         out.append(layout_table(old or [], new or []))
     out.append("</div>")
     return "\n".join(out)
-
-
-def safe_counts(comps):
-    safe, n = Counter(), 0
-    for comp in comps.values():
-        if comp.base:
-            continue
-        for t in comp.types:
-            if t.get("severity") == "safe":
-                n += 1
-                safe.update(t.get("reasons") or ["(no reason)"])
-    return n, safe
 
 
 def added_headers(report):

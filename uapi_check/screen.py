@@ -14,7 +14,7 @@ import re
 from collections import Counter
 
 from .judge import BASELINED, FAIL, WAIVED
-from .verdict import ACCEPTED, FAILS, REVIEW, is_constant, tally
+from .verdict import ACCEPTED, FAILS, REVIEW, is_constant, safe_counts, tally
 from .verdict import items as verdict_items
 
 LAYOUT_ROWS = 12    # rows of a side-by-side layout, at most
@@ -170,20 +170,8 @@ def detail_lines(report):
     for g in reviews:
         texts = [f.text for f in g.findings if f.tool_severity == "review"]
         lines.append(f"  {g.type}: {joined(texts)} [{g.comparison.name}{also_text(g, comps)}]")
-    safe = Counter()
-    n_safe = 0
-    for comp in comps.values():
-        if comp.base:
-            continue
-        for t in comp.types:
-            if t.get("severity") == "safe":
-                n_safe += 1
-                safe.update(t.get("reasons") or ["(no reason)"])
     lines.append("")
-    if n_safe:
-        lines.append(f"Safe: {plural(n_safe, 'type')}: " + ", ".join(f"{r} {n}" for r, n in sorted(safe.items(), key=lambda x: (-x[1], x[0]))))
-    else:
-        lines.append("Safe: none")
+    lines.append(safe_line(comps))
     accepted = [i.group for i in its if i.outcome == ACCEPTED and i.group]
     if accepted:
         lines.append("")
@@ -414,14 +402,7 @@ def opening_screen(report):
 
 
 def safe_line(comps):
-    safe, n_safe = Counter(), 0
-    for comp in comps.values():
-        if comp.base:
-            continue
-        for t in comp.types:
-            if t.get("severity") == "safe":
-                n_safe += 1
-                safe.update(t.get("reasons") or ["(no reason)"])
+    n_safe, safe = safe_counts(comps)
     if not n_safe:
         return "Safe: none"
     return f"Safe: {plural(n_safe, 'type')}: " + ", ".join(

@@ -13,6 +13,7 @@ waivers.py), never from a layout:
   review    no finding fails, and the tool's severity of one is review;
   note      the rest: safe changes, and changes a check allows (C++ layouts a series fixes).
 """
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import List, Optional
 
@@ -160,3 +161,17 @@ def tally(its):
 
 def verdict(its):
     return "fail" if any(i.outcome == FAILS for i in its) else "pass"
+
+
+def safe_counts(comps):
+    """(number, Counter of reasons) of the types the tool calls safe in the base comparisons
+    (a left-out header's own unit repeats its base: not counted again)."""
+    safe, n = Counter(), 0
+    for comp in comps.values():
+        if comp.base:
+            continue
+        for t in comp.types:
+            if t.get("severity") == "safe":
+                n += 1
+                safe.update(t.get("reasons") or ["(no reason)"])
+    return n, safe
