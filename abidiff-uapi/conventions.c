@@ -4,7 +4,7 @@
 #include "conventions.h"
 #include "typekey.h"
 
-/* One row per reason. README.md's "Severities and reasons" table is this
+/* One row per reason. docs/severities.md's "Severities and reasons" table is this
  * table; tests/unit checks every row has a name, a severity and a meaning. */
 const struct convention au_conventions[REASON_COUNT] = {
 	[REASON_MOVED] = { "moved", SEVERITY_BREAK, "an existing member's offset changed" },

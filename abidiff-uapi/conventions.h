@@ -63,9 +63,9 @@ enum reason {
 typedef uint64_t reason_set;   /* bit (1 << enum reason) */
 
 struct convention {
-	const char *name;          /* as in the JSON "reasons" and the README */
+	const char *name;          /* as in the JSON "reasons" and docs/severities.md */
 	enum severity severity;
-	const char *meaning;       /* one line, for the README and --help=reasons */
+	const char *meaning;       /* one line, for docs/severities.md and --help=reasons */
 };
 
 /* The table, indexed by enum reason. */

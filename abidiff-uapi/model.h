@@ -17,7 +17,7 @@ enum layout_kind {
 	LAYOUT_UNION,
 	LAYOUT_ENUM,
 	/* A #define constant of the headers, as the compiler evaluated it
-	 * (the driver's constants unit; README "Constants"): named
+	 * (the driver's constants unit; docs/constants.md): named
 	 * "#define NAME", its value in `constant`, `size` its type's bytes. */
 	LAYOUT_CONSTANT,
 };

@@ -1,4 +1,4 @@
-/* JSON reports. The schema is documented in README.md; keep them in step. */
+/* JSON reports. The schema is documented in docs/json.md and schema/; keep them in step. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>

@@ -24,7 +24,7 @@ an expression.
                      constant expression passes. Compiled with -O1 -g, gcc and g++ give each
                      variable a DW_AT_const_value (the integer, or the string's bytes) and the
                      header and line of the #line as its declaring place; abidiff-uapi reads
-                     them as `#define NAME` constants (README "Constants") and compares them
+                     them as `#define NAME` constants (docs/constants.md) and compares them
                      with the enums of the same side.
   print_constants    the independent instrument: a program that includes the same headers and
                      printf()s each value (tests).

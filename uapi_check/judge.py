@@ -1,7 +1,7 @@
 """The judge: what abidiff-uapi's findings mean for each named check of a run.
 
 The tool decides what a change is: each change carries its kind ("change"), its severity
-(break, review, safe) and its reasons (README "Severities and reasons"). The judge never looks at
+(break, review, safe) and its reasons (docs/severities.md, "Severities and reasons"). The judge never looks at
 display types or re-derives a layout; it maps (role of the comparison, kind, severity) to a
 verdict for one named check:
 

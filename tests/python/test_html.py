@@ -122,7 +122,7 @@ def test_screenshot_for_the_readme(page, tmp_path):
     browser([f"--screenshot={shot}", "--window-size=1280,900", "--hide-scrollbars"], page)
     with open(shot, "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
-    # UAPI_CHECK_SCREENSHOT=$PWD/docs/report-html.png refreshes the README's screenshot.
+    # UAPI_CHECK_SCREENSHOT=$PWD/docs/report-html.png refreshes the screenshot in docs/reports.md.
     if os.environ.get("UAPI_CHECK_SCREENSHOT"):
         shutil.copy(shot, os.environ["UAPI_CHECK_SCREENSHOT"])
 
