@@ -2,7 +2,8 @@
 """The options each program has, by its own table, named exactly by its man page and its bash
 completion: main.c's getopt_long table for abidiff-uapi, the argparse parser (its --help) for
 uapi-check. A new option left out of either, or a stale one left in, fails here; so does
-uapi-check --help naming a driver module (internal, not for users).
+uapi-check --help naming a driver module (internal, not for users), and an option that
+docs/options.md does not name in its program's part.
 
 Usage: tests/options.py SOURCE_DIR"""
 import re
@@ -50,6 +51,16 @@ def completion_options(path, function):
     return opts
 
 
+def doc_options(md):
+    """The options docs/options.md names in each program's part: (uapi-check's, abidiff-uapi's)."""
+    text = md.read_text()
+    head = "## `abidiff-uapi`: the tool"
+    if head not in text:
+        raise SystemExit(f"{md}: no heading '{head}' (the page's two parts cannot be told apart)")
+    parts = text.split(head)
+    return [set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", p)) for p in parts]
+
+
 def differ(what, want, got):
     errs = []
     if want - got:
@@ -68,6 +79,12 @@ def main(top):
     errs += differ("completion (abidiff-uapi)", c - {"-o"}, completion_options(comp, "_abidiff_uapi"))
     errs += differ("uapi-check.1.scd", py - {"-h", "--help"}, man_options(man / "uapi-check.1.scd"))
     errs += differ("completion (uapi-check)", py - {"-h"}, completion_options(comp, "_uapi_check"))
+    doc_py, doc_c = doc_options(top / "docs" / "options.md")
+    # The page's prose names other programs' options too (gcc's -gsplit-dwarf): only a missing
+    # option counts.
+    for what, want, named in (("uapi-check", py, doc_py), ("abidiff-uapi", c, doc_c)):
+        if want - named:
+            errs.append(f"docs/options.md ({what}'s part): missing {' '.join(sorted(want - named))}")
     modules = sorted(set(re.findall(r"\b[a-z_]+\.py\b", help_text)))
     if modules:
         errs.append(f"uapi-check --help names internal modules: {' '.join(modules)}")
