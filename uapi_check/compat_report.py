@@ -45,6 +45,23 @@ def show(v):
     return json.dumps(v) if isinstance(v, str) else str(v)
 
 
+def by_header(lines, items, lines_of):
+    """Appends each item's lines to lines, under a line naming its header whenever the header
+    changes (items come sorted by header)."""
+    header = object()
+    for x in items:
+        if x.header != header:
+            header = x.header
+            lines.append(f"{x.header or '(no header)'}")
+        lines.extend(lines_of(x))
+
+
+def ioctl_line(i):
+    causes = ", ".join(sorted({x.get('cause', 'other') for x in i.argument_causes}))
+    return [f"  {i.name}: 0x{i.number64:08x} -> 0x{i.number32:08x}, argument {i.argument or '(none)'}"
+            + (f": {causes}" if causes else "")]
+
+
 def render_text(r: CompatReport) -> str:
     a64, a32 = r.arch64.debian, r.arch32.debian
     lines = [f"uapi-check --compat: {r.what}", "",
@@ -58,32 +75,14 @@ def render_text(r: CompatReport) -> str:
     lines += [f"ioctl request numbers that differ: {c['differ']} of {c['compared']}"
               + (f" ({c['only64']} only in {a64}, {c['only32']} only in {a32})" if c['only64'] or c['only32'] else ""),
               "", f"== Types ({a64} size -> {a32} size), by header"]
-    header = object()
-    for t in r.types:
-        if t.header != header:
-            header = t.header
-            lines.append(f"{t.header or '(no header)'}")
-        lines.append(f"  {t.name}: {t.size64} -> {t.size32} [{t.status}] {', '.join(t.cause_names())}")
-        for cause in t.causes:
-            lines.append(f"      {cause_text([cause])}")
+    by_header(lines, r.types, lambda t: [f"  {t.name}: {t.size64} -> {t.size32} [{t.status}] {', '.join(t.cause_names())}"]
+              + [f"      {cause_text([cause])}" for cause in t.causes])
     lines += ["", f"== ioctl request numbers ({a64} -> {a32}), by header"]
-    header = object()
-    for i in r.ioctls:
-        if i.header != header:
-            header = i.header
-            lines.append(f"{i.header or '(no header)'}")
-        causes = ", ".join(sorted({x.get('cause', 'other') for x in i.argument_causes}))
-        lines.append(f"  {i.name}: 0x{i.number64:08x} -> 0x{i.number32:08x}, argument {i.argument or '(none)'}"
-                     + (f": {causes}" if causes else ""))
+    by_header(lines, r.ioctls, ioctl_line)
     if r.constant_counts:
         lines += ["", f"== #define constants ({a64} -> {a32}) that differ or one ABI lacks: {len(r.constants)} "
                       f"(of {r.constant_counts.get(a64, 0)} / {r.constant_counts.get(a32, 0)})"]
-        header = object()
-        for k in r.constants:
-            if k.header != header:
-                header = k.header
-                lines.append(f"{k.header or '(no header)'}")
-            lines.append(f"  {k.name}: {show(k.value64)} -> {show(k.value32)}")
+        by_header(lines, r.constants, lambda k: [f"  {k.name}: {show(k.value64)} -> {show(k.value32)}"])
     if r.left_out:
         lines += ["", "== Headers in neither unit"]
         lines += [f"  {h}: {why}" for h, why in r.left_out.items()]
