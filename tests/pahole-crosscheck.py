@@ -69,51 +69,56 @@ def run_pahole(obj):
     return subprocess.run(["pahole", obj], capture_output=True, text=True, check=True).stdout
 
 
+def type_blocks(out):
+    """(name, lines) of each struct and union pahole prints: the lines after its head, up to its
+    closing "};", or up to the next head (a closing line with attributes, "} __attribute__((...));",
+    does not end it). A name printed twice (a duplicate definition) is read once, the first."""
+    seen, name, lines = set(), None, []
+    for line in out.splitlines() + [None]:
+        m = HEAD.match(line) if line is not None else None
+        if name is not None and (m or line is None or line == "};"):
+            if name not in seen:
+                seen.add(name)
+                yield name, lines
+            name = None
+        if m:
+            name, lines = "%s %s" % (m.group(1), m.group(2)), []
+        elif name is not None:
+            lines.append(line)
+
+
 def pahole_types(out):
     """Named members reachable by name, as C sees them: members of anonymous
     struct/union members are lifted into their parent; the inside of a named
     member's anonymous type (union {...} u;) is not."""
-    types, cur, stack = {}, None, []
-    for line in out.splitlines():
-        m = HEAD.match(line)
-        if m:
-            cur = {"size": None, "members": {}}
-            stack = [cur["members"]]
-            name = "%s %s" % (m.group(1), m.group(2))
-            if name in types:
-                cur = {"size": None, "members": {}}  # a duplicate: parse, keep the first
-                stack = [cur["members"]]
-            else:
-                types[name] = cur
-            continue
-        if cur is None:
-            continue
-        if line == "};":
-            cur = None
-            continue
-        m = SIZE.search(line)
-        if m and len(stack) == 1:
-            cur["size"] = int(m.group(1))
-            continue
-        if OPEN.match(line):
-            stack.append({})
-            continue
-        m = CLOSE.match(line)
-        if m and len(stack) > 1:
-            inner = stack.pop()
-            if "/*" not in line:
-                continue  # g++ nests anonymous type definitions; pahole prints them as blocks, not members
-            if not m.group("name"):
-                for k, v in inner.items():
-                    stack[-1].setdefault(k, v)
-            else:
-                mm = parse_member(line.replace("}", "T", 1))
-                if mm:
-                    stack[-1].setdefault(mm[0], mm[1])
-            continue
-        mm = parse_member(line)
-        if mm:
-            stack[-1].setdefault(mm[0], mm[1])
+    types = {}
+    for name, block in type_blocks(out):
+        cur = types[name] = {"size": None, "members": {}}
+        stack = [cur["members"]]
+        for line in block:
+            m = SIZE.search(line)
+            if m and len(stack) == 1:
+                cur["size"] = int(m.group(1))
+                continue
+            if OPEN.match(line):
+                stack.append({})
+                continue
+            m = CLOSE.match(line)
+            if m and len(stack) > 1:
+                inner = stack.pop()
+                if "/*" not in line:
+                    continue  # g++ nests anonymous type definitions; pahole prints them as blocks, not members
+                if not m.group("name"):
+                    for k, v in inner.items():
+                        stack[-1].setdefault(k, v)
+                else:
+                    mm = parse_member(line.replace("}", "T", 1))
+                    if mm:
+                        stack[-1].setdefault(mm[0], mm[1])
+                continue
+            mm = parse_member(line)
+            if mm:
+                stack[-1].setdefault(mm[0], mm[1])
     return types
 
 
@@ -126,55 +131,44 @@ def pahole_paths(out):
     by the path C code reaches it with: through anonymous members as if they were not there,
     through a named member of anonymous type (struct {...} io;) as io.port. The inside of an
     array of anonymous structs (} arr[4];) is left out: C reaches it through an index."""
-    types, cur = {}, None
-    for line in out.splitlines():
-        m = HEAD.match(line)
-        if m:
-            name = "%s %s" % (m.group(1), m.group(2))
-            cur = {"size": None, "paths": {}}
-            frames = [{}]
-            if name not in types:  # a duplicate: parse, keep the first
-                types[name] = cur
-            continue
-        if cur is None:
-            continue
-        if line == "};":
-            cur = None
-            continue
-        m = SIZE.search(line)
-        if m and len(frames) == 1 and line.lstrip().startswith("/* size:"):
-            cur["size"] = int(m.group(1))
-            continue
-        clean = ATTR.sub("", line)
-        if OPEN.match(clean):
-            frames.append({})
-            continue
-        c = CLOSE.match(clean)
-        if c and len(frames) > 1:
-            inner = frames.pop()
-            cm = COMMENT.search(clean)
-            if not cm:
-                continue  # g++ nests type definitions: printed as blocks, no member
-            if not c.group("name"):
-                for k, v in inner.items():
-                    frames[-1].setdefault(k, v)
+    types = {}
+    for name, block in type_blocks(out):
+        cur = types[name] = {"size": None, "paths": {}}
+        frames = [{}]
+        for line in block:
+            m = SIZE.search(line)
+            if m and len(frames) == 1 and line.lstrip().startswith("/* size:"):
+                cur["size"] = int(m.group(1))
                 continue
-            # pahole 1.24 sizes a member of empty struct type by its members, 0, where the DWARF
-            # (and sizeof in C++) says 1; the hole it prints after it is 1 byte too long. Only its
-            # place is compared then.
-            size = None if not inner and int(cm.group("size")) == 0 else int(cm.group("size"))
-            frames[-1].setdefault(c.group("name"), (int(cm.group("off")) * 8, size, None))
-            if not c.group("dims"):
-                for k, v in inner.items():
-                    frames[-1].setdefault(c.group("name") + "." + k, v)
-            continue
-        mm = parse_member(clean)
-        cm = COMMENT.search(clean)
-        if mm and cm:
-            name, (off, bits) = mm
-            frames[-1].setdefault(name, (off, int(cm.group("size")), bits))
-        if len(frames) == 1:
-            cur["paths"] = frames[0]
+            clean = ATTR.sub("", line)
+            if OPEN.match(clean):
+                frames.append({})
+                continue
+            c = CLOSE.match(clean)
+            if c and len(frames) > 1:
+                inner = frames.pop()
+                cm = COMMENT.search(clean)
+                if not cm:
+                    continue  # g++ nests type definitions: printed as blocks, no member
+                if not c.group("name"):
+                    for k, v in inner.items():
+                        frames[-1].setdefault(k, v)
+                    continue
+                # pahole 1.24 sizes a member of empty struct type by its members, 0, where the DWARF
+                # (and sizeof in C++) says 1; the hole it prints after it is 1 byte too long. Only its
+                # place is compared then.
+                size = None if not inner and int(cm.group("size")) == 0 else int(cm.group("size"))
+                frames[-1].setdefault(c.group("name"), (int(cm.group("off")) * 8, size, None))
+                if not c.group("dims"):
+                    for k, v in inner.items():
+                        frames[-1].setdefault(c.group("name") + "." + k, v)
+                continue
+            mm = parse_member(clean)
+            cm = COMMENT.search(clean)
+            if mm and cm:
+                name_, (off, bits) = mm
+                frames[-1].setdefault(name_, (off, int(cm.group("size")), bits))
+        cur["paths"] = frames[0]
     return types
 
 
