@@ -513,6 +513,102 @@ struct au_error *au_btf_read_layouts_fd(const char *path, int fd, struct layout_
 	return au_btf_read_layouts_split_fd(path, fd, NULL, model);
 }
 
+/* Pass 1: the anonymous aggregates that typedefs name. */
+static void name_anonymous_types(struct btf_reader *r)
+{
+	const struct btf *btf = r->btf;
+	struct arena *a = &r->model->arena;
+	for (uint32_t id = 1; id < r->n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		if (!btf_is_typedef(t) || !t->name_off || !name_of(r, t->name_off) || t->type >= r->n)
+			continue;
+		const struct btf_type *target = btf__type_by_id(btf, t->type);
+		if ((btf_is_composite(target) || btf_is_enum(target) || btf_is_enum64(target)) &&
+		    !name_of(r, target->name_off) && !r->anon_names[t->type])
+			r->anon_names[t->type] = au_typekey_typedef(au_arena_strdup(a, name_of(r, t->name_off)));
+	}
+	/* An anonymous aggregate named only through a pointer typedef
+	 * (typedef struct {...} *Ptr) is called "*Ptr", as the DWARF reader
+	 * calls it. */
+	for (uint32_t id = 1; id < r->n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		if (!btf_is_typedef(t) || !name_of(r, t->name_off) || t->type >= r->n)
+			continue;
+		const struct btf_type *p = btf__type_by_id(btf, t->type);
+		if (!btf_is_ptr(p) || p->type >= r->n || r->anon_names[p->type])
+			continue;
+		const struct btf_type *target = btf__type_by_id(btf, p->type);
+		if ((btf_is_composite(target) || btf_is_enum(target) || btf_is_enum64(target)) &&
+		    !name_of(r, target->name_off))
+			r->anon_names[p->type] = au_typekey_ptr_typedef(a, name_of(r, t->name_off));
+	}
+}
+
+/* The name type id t defines (a tagged type, or a typedef of an anonymous
+ * aggregate, directly or through a pointer), and in *target the id whose
+ * layout it is; NULL when it defines none. */
+static const char *definition_name(struct btf_reader *r, uint32_t id, const struct btf_type *t, uint32_t *target)
+{
+	const struct btf *btf = r->btf;
+	*target = id;
+	if (btf_is_composite(t) || btf_is_enum(t) || btf_is_enum64(t)) {
+		const char *n = name_of(r, t->name_off);
+		return n ? au_typekey_named(&r->model->arena, kind_prefix(t), n) : NULL;
+	}
+	if (btf_is_typedef(t) && t->type < r->n && r->anon_names[t->type]) {
+		*target = t->type;
+		return name_of(r, t->name_off);
+	}
+	if (btf_is_typedef(t) && t->type < r->n && btf_is_ptr(btf__type_by_id(btf, t->type))) {
+		uint32_t pt = btf__type_by_id(btf, t->type)->type;
+		if (pt < r->n && au_typekey_is_ptr_typedef_of(r->anon_names[pt], name_of(r, t->name_off))) {
+			*target = pt;
+			return r->anon_names[pt];
+		}
+	}
+	return NULL;
+}
+
+/* An anonymous enum (type id): named after its first enumerator, as the
+ * DWARF reader names it. */
+static void read_anonymous_enum(struct btf_reader *r, uint32_t id)
+{
+	struct layout_model *model = r->model;
+	struct layout_type *lt = read_aggregate(r, id, NULL, 0);
+	if (r->err)
+		return;
+	if (lt->nenumerators) {
+		lt->name = au_typekey_anon_enum_name(&model->arena, lt->enumerators[0].name);
+		lt->anonymous = true;
+		if (!au_layout_model_find(model, lt->name))
+			au_layout_model_add(model, lt);
+	}
+}
+
+/* Pass 2: every named definition from type id first on, and every typedef
+ * of an anonymous aggregate: BTF deduplication lets two typedefs share one
+ * anonymous struct, and each name is a type of its own to a C programmer.
+ * The first of a duplicated name wins. */
+static void read_definitions(struct btf_reader *r, uint32_t first)
+{
+	for (uint32_t id = first; id < r->n; id++) {
+		const struct btf_type *t = btf__type_by_id(r->btf, id);
+		uint32_t target;
+		const char *name = definition_name(r, id, t, &target);
+		if (!name && (btf_is_enum(t) || btf_is_enum64(t)) && !t->name_off && btf_vlen(t) && !r->anon_names[id]) {
+			read_anonymous_enum(r, id);
+		} else if (name && !au_layout_model_find(r->model, name)) {
+			struct layout_type *lt = read_aggregate(r, target, name, 0);
+			lt->is_typedef = btf_is_typedef(t);
+			au_layout_model_add(r->model, lt);
+		} else {
+			continue;
+		}
+		if (r->err)
+			return;
+	}
+}
+
 struct au_error *au_btf_read_layouts_split_fd(const char *path, int fd, const char *base, struct layout_model *model)
 {
 	struct btf *base_btf = NULL, *btf;
@@ -543,79 +639,10 @@ struct au_error *au_btf_read_layouts_split_fd(const char *path, int fd, const ch
 	au_strmap_init(&r.names);
 	r.infos = au_xcalloc(r.n, sizeof(*r.infos));
 	r.anon_names = au_xcalloc(r.n, sizeof(*r.anon_names));
-	/* Pass 1: typedefs that name anonymous aggregates. */
-	for (uint32_t id = 1; id < r.n; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		if (!btf_is_typedef(t) || !t->name_off || !name_of(&r, t->name_off) || t->type >= r.n)
-			continue;
-		const struct btf_type *target = btf__type_by_id(btf, t->type);
-		if ((btf_is_composite(target) || btf_is_enum(target) || btf_is_enum64(target)) &&
-		    !name_of(&r, target->name_off) && !r.anon_names[t->type])
-			r.anon_names[t->type] = au_typekey_typedef(au_arena_strdup(&model->arena, name_of(&r, t->name_off)));
-	}
-	/* An anonymous aggregate named only through a pointer typedef
-	 * (typedef struct {...} *Ptr) is called "*Ptr", as the DWARF reader
-	 * calls it. */
-	for (uint32_t id = 1; id < r.n; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		if (!btf_is_typedef(t) || !name_of(&r, t->name_off) || t->type >= r.n)
-			continue;
-		const struct btf_type *p = btf__type_by_id(btf, t->type);
-		if (!btf_is_ptr(p) || p->type >= r.n || r.anon_names[p->type])
-			continue;
-		const struct btf_type *target = btf__type_by_id(btf, p->type);
-		if ((btf_is_composite(target) || btf_is_enum(target) || btf_is_enum64(target)) &&
-		    !name_of(&r, target->name_off))
-			r.anon_names[p->type] = au_typekey_ptr_typedef(&model->arena, name_of(&r, t->name_off));
-	}
+	name_anonymous_types(&r);
 	note_typedefs(&r, first);
 	model->byte_order = btf__endianness(btf) == BTF_BIG_ENDIAN ? BYTE_ORDER_BIG : BYTE_ORDER_LITTLE;
-	/* Pass 2: every named definition, and every typedef of an anonymous
-	 * aggregate: BTF deduplication lets two typedefs share one anonymous
-	 * struct, and each name is a type of its own to a C programmer. The
-	 * first of a duplicated name wins. */
-	for (uint32_t id = first; id < r.n; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const char *name = NULL;
-		bool typedef_name = btf_is_typedef(t);
-		uint32_t target = id;
-		if (btf_is_composite(t) || btf_is_enum(t) || btf_is_enum64(t)) {
-			const char *n = name_of(&r, t->name_off);
-			if (n)
-				name = au_typekey_named(&model->arena, kind_prefix(t), n);
-		} else if (btf_is_typedef(t) && t->type < r.n && r.anon_names[t->type]) {
-			name = name_of(&r, t->name_off);
-			target = t->type;
-		} else if (btf_is_typedef(t) && t->type < r.n && btf_is_ptr(btf__type_by_id(btf, t->type))) {
-			uint32_t pt = btf__type_by_id(btf, t->type)->type;
-			if (pt < r.n && au_typekey_is_ptr_typedef_of(r.anon_names[pt], name_of(&r, t->name_off))) {
-				name = r.anon_names[pt];
-				target = pt;
-			}
-		}
-		if (!name && (btf_is_enum(t) || btf_is_enum64(t)) && !t->name_off && btf_vlen(t) &&
-		    !r.anon_names[id]) {
-			/* An anonymous enum: named after its first enumerator, as
-			 * the DWARF reader names it. */
-			struct layout_type *lt = read_aggregate(&r, id, NULL, 0);
-			if (r.err)
-				break;
-			if (lt->nenumerators) {
-				lt->name = au_typekey_anon_enum_name(&model->arena, lt->enumerators[0].name);
-				lt->anonymous = true;
-				if (!au_layout_model_find(model, lt->name))
-					au_layout_model_add(model, lt);
-			}
-			continue;
-		}
-		if (!name || au_layout_model_find(model, name))
-			continue;
-		struct layout_type *lt = read_aggregate(&r, target, name, 0);
-		lt->is_typedef = typedef_name;
-		au_layout_model_add(model, lt);
-		if (r.err)
-			break;
-	}
+	read_definitions(&r, first);
 	free(r.infos);
 	free(r.anon_names);
 	au_strmap_deinit(&r.names);
