@@ -67,6 +67,123 @@ static const char *kind_prefix(const struct btf_type *t)
 	return btf_is_union(t) ? "union" : (btf_is_enum(t) || btf_is_enum64(t)) ? "enum" : "struct";
 }
 
+/* info_of, one kind at a time: each fills ti (t is the type, name its
+ * name or NULL). */
+static void info_int(struct btf_reader *r, struct btf_info *ti, const struct btf_type *t, const char *name)
+{
+	uint32_t enc = btf_int_encoding(t);
+	enum layout_base base = enc & BTF_INT_BOOL ? BASE_BOOL : enc & BTF_INT_SIGNED ? BASE_SIGNED : BASE_UNSIGNED;
+	if (name && strcmp(name, "char") == 0 && base != BASE_BOOL)
+		base = BASE_CHAR;
+	ti->size = t->size;
+	ti->display = name ? name : "?";
+	/* The width of the type, as DWARF's base types give it. */
+	ti->key = au_typekey_base(&r->model->arena, base, 8 * (uint64_t)t->size, name);
+}
+
+static void info_float(struct btf_reader *r, struct btf_info *ti, const struct btf_type *t, const char *name)
+{
+	ti->size = t->size;
+	ti->display = name ? name : "?";
+	ti->key = au_typekey_base(&r->model->arena, BASE_FLOAT, 8 * (uint64_t)t->size, name);
+}
+
+static void info_pointer(struct btf_reader *r, struct btf_info *ti, const struct btf_type *t, int depth)
+{
+	struct arena *a = &r->model->arena;
+	const struct btf_info *tt = info_of(r, t->type, depth + 1);
+	ti->display = strcmp(tt->display, "function") == 0 ? "function *" : au_arena_printf(a, "%s *", tt->display);
+	ti->key = au_typekey_pointer(a, TYPEKEY_POINTER, tt->key);
+	ti->size = 8;
+}
+
+/* A typedef, a qualifier or a tag: the type it names, under another
+ * display (and, for a typedef of an anonymous aggregate, another key). */
+static void info_alias(struct btf_reader *r, struct btf_info *ti, const struct btf_type *t, const char *name,
+		       int depth)
+{
+	struct arena *a = &r->model->arena;
+	const struct btf_info *tt = info_of(r, t->type, depth + 1);
+	*ti = *tt;
+	ti->member_type = NULL;   /* the display and key may differ */
+	if (btf_is_typedef(t) && name) {
+		ti->display = name;
+		/* A typedef of an anonymous aggregate is that type's name, even
+		 * when deduplication gave the aggregate to another typedef too. */
+		if (t->type < r->n && r->anon_names[t->type]) {
+			const struct btf_type *target = btf__type_by_id(r->btf, t->type);
+			ti->key = au_typekey_typedef(name);
+			ti->embeds = btf_is_composite(target) ? name : NULL;
+		}
+	}
+	else if (btf_is_const(t))
+		ti->display = au_arena_printf(a, "const %s", tt->display);
+	else if (btf_is_volatile(t))
+		ti->display = au_arena_printf(a, "volatile %s", tt->display);
+}
+
+static void info_array(struct btf_reader *r, struct btf_info *ti, const struct btf_type *t, int depth)
+{
+	struct arena *a = &r->model->arena;
+	const struct btf_array *arr = btf_array(t);
+	const struct btf_info *tt = info_of(r, arr->type, depth + 1);
+	/* BTF folds int x[2][3] into nested arrays: the key is built the
+	 * same way DWARF's dimension list builds it. */
+	if (arr->nelems) {
+		/* int x[2][3] is an array of 2 arrays of 3: "int[2][3]". */
+		const char *dims = strchr(tt->display, '[');
+		ti->display = dims ? au_arena_printf(a, "%.*s[%u]%s", (int)(dims - tt->display), tt->display, arr->nelems, dims)
+				   : au_arena_printf(a, "%s[%u]", tt->display, arr->nelems);
+		/* Keys count elements, as the DWARF reader's do: an array of
+		 * arrays folds into one. */
+		ti->key = au_typekey_array_fold(a, arr->nelems, tt->key);
+	} else {
+		ti->display = au_arena_printf(a, "%s[]", tt->display);
+		ti->key = au_typekey_array(a, 0, true, tt->key);
+		ti->flexible = true;
+	}
+	ti->size = (uint64_t)arr->nelems * tt->size;
+	ti->embeds = tt->embeds;
+}
+
+static void info_func_proto(struct btf_reader *r, struct btf_info *ti, const struct btf_type *t, int depth)
+{
+	const struct btf_param *p = btf_params(t);
+	struct typekey_fn fn;
+	au_typekey_fn_init(&fn);
+	for (uint16_t i = 0; i < btf_vlen(t); i++)
+		au_typekey_fn_param(&fn, p[i].type ? info_of(r, p[i].type, depth + 1)->key : TYPEKEY_VARARGS);
+	ti->key = au_typekey_fn_finish(&fn, &r->model->arena, info_of(r, t->type, depth + 1)->key);
+	ti->display = "function";
+}
+
+/* A struct, union, enum or forward declaration (type id): named, named
+ * by a typedef, or anonymous, whose layout is read here. */
+static void info_tagged(struct btf_reader *r, struct btf_info *ti, uint32_t id, const struct btf_type *t,
+			const char *name, int depth)
+{
+	struct arena *a = &r->model->arena;
+	const char *prefix = btf_is_fwd(t) ? (btf_kflag(t) ? "union" : "struct") : kind_prefix(t);
+	ti->size = btf_is_fwd(t) ? 0 : t->size;
+	bool aggregate = !btf_is_enum(t) && !btf_is_enum64(t);
+	if (name) {
+		ti->key = au_typekey_named(a, prefix, name);
+		ti->display = ti->key;
+		ti->embeds = aggregate ? ti->display : NULL;
+	} else if (r->anon_names[id]) {
+		ti->display = ti->key = r->anon_names[id];
+		ti->embeds = aggregate ? ti->display : NULL;
+	} else if (btf_is_fwd(t)) {
+		ti->display = prefix;
+		ti->key = au_typekey_untagged_fwd(prefix);
+	} else {
+		struct layout_type *lt = read_aggregate(r, id, NULL, depth + 1);
+		ti->display = btf_is_union(t) ? "union {...}" : btf_is_any_enum(t) ? "enum {...}" : "struct {...}";
+		ti->key = au_typekey_anon(a, lt);
+		ti->layout = lt;
+	}
+}
+
 static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 {
 	if (id == 0)
@@ -81,32 +198,17 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 	if (ti->busy || depth > MAX_DEPTH)
 		return &r->bad_info;
 	ti->busy = true;
-	struct arena *a = &r->model->arena;
 	const struct btf_type *t = btf__type_by_id(r->btf, id);
 	const char *name = t ? name_of(r, t->name_off) : NULL;
-	struct btf_info *tt;
 	switch (t ? btf_kind(t) : BTF_KIND_UNKN) {
-	case BTF_KIND_INT: {
-		uint32_t enc = btf_int_encoding(t);
-		enum layout_base base = enc & BTF_INT_BOOL ? BASE_BOOL : enc & BTF_INT_SIGNED ? BASE_SIGNED : BASE_UNSIGNED;
-		if (name && strcmp(name, "char") == 0 && base != BASE_BOOL)
-			base = BASE_CHAR;
-		ti->size = t->size;
-		ti->display = name ? name : "?";
-		/* The width of the type, as DWARF's base types give it. */
-		ti->key = au_typekey_base(a, base, 8 * (uint64_t)t->size, name);
+	case BTF_KIND_INT:
+		info_int(r, ti, t, name);
 		break;
-	}
 	case BTF_KIND_FLOAT:
-		ti->size = t->size;
-		ti->display = name ? name : "?";
-		ti->key = au_typekey_base(a, BASE_FLOAT, 8 * (uint64_t)t->size, name);
+		info_float(r, ti, t, name);
 		break;
 	case BTF_KIND_PTR:
-		tt = info_of(r, t->type, depth + 1);
-		ti->display = strcmp(tt->display, "function") == 0 ? "function *" : au_arena_printf(a, "%s *", tt->display);
-		ti->key = au_typekey_pointer(a, TYPEKEY_POINTER, tt->key);
-		ti->size = 8;
+		info_pointer(r, ti, t, depth);
 		break;
 	case BTF_KIND_TYPEDEF:
 	case BTF_KIND_CONST:
@@ -114,85 +216,24 @@ static struct btf_info *info_of(struct btf_reader *r, uint32_t id, int depth)
 	case BTF_KIND_RESTRICT:
 	case BTF_KIND_TYPE_TAG:
 	case BTF_KIND_DECL_TAG:
-		tt = info_of(r, t->type, depth + 1);
-		*ti = *tt;
-		ti->member_type = NULL;   /* the display and key may differ */
-		if (btf_is_typedef(t) && name) {
-			ti->display = name;
-			/* A typedef of an anonymous aggregate is that type's name, even
-			 * when deduplication gave the aggregate to another typedef too. */
-			if (t->type < r->n && r->anon_names[t->type]) {
-				const struct btf_type *target = btf__type_by_id(r->btf, t->type);
-				ti->key = au_typekey_typedef(name);
-				ti->embeds = btf_is_composite(target) ? name : NULL;
-			}
-		}
-		else if (btf_is_const(t))
-			ti->display = au_arena_printf(a, "const %s", tt->display);
-		else if (btf_is_volatile(t))
-			ti->display = au_arena_printf(a, "volatile %s", tt->display);
+		info_alias(r, ti, t, name, depth);
 		break;
-	case BTF_KIND_ARRAY: {
-		const struct btf_array *arr = btf_array(t);
-		tt = info_of(r, arr->type, depth + 1);
-		/* BTF folds int x[2][3] into nested arrays: the key is built the
-		 * same way DWARF's dimension list builds it. */
-		if (arr->nelems) {
-			/* int x[2][3] is an array of 2 arrays of 3: "int[2][3]". */
-			const char *dims = strchr(tt->display, '[');
-			ti->display = dims ? au_arena_printf(a, "%.*s[%u]%s", (int)(dims - tt->display), tt->display, arr->nelems, dims)
-					   : au_arena_printf(a, "%s[%u]", tt->display, arr->nelems);
-			/* Keys count elements, as the DWARF reader's do: an array of
-			 * arrays folds into one. */
-			ti->key = au_typekey_array_fold(a, arr->nelems, tt->key);
-		} else {
-			ti->display = au_arena_printf(a, "%s[]", tt->display);
-			ti->key = au_typekey_array(a, 0, true, tt->key);
-			ti->flexible = true;
-		}
-		ti->size = (uint64_t)arr->nelems * tt->size;
-		ti->embeds = tt->embeds;
+	case BTF_KIND_ARRAY:
+		info_array(r, ti, t, depth);
 		break;
-	}
-	case BTF_KIND_FUNC_PROTO: {
-		const struct btf_param *p = btf_params(t);
-		struct typekey_fn fn;
-		au_typekey_fn_init(&fn);
-		for (uint16_t i = 0; i < btf_vlen(t); i++)
-			au_typekey_fn_param(&fn, p[i].type ? info_of(r, p[i].type, depth + 1)->key : TYPEKEY_VARARGS);
-		ti->key = au_typekey_fn_finish(&fn, a, info_of(r, t->type, depth + 1)->key);
-		ti->display = "function";
+	case BTF_KIND_FUNC_PROTO:
+		info_func_proto(r, ti, t, depth);
 		break;
-	}
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
-	case BTF_KIND_FWD: {
-		const char *prefix = btf_is_fwd(t) ? (btf_kflag(t) ? "union" : "struct") : kind_prefix(t);
-		ti->size = btf_is_fwd(t) ? 0 : t->size;
-		bool aggregate = !btf_is_enum(t) && !btf_is_enum64(t);
-		if (name) {
-			ti->key = au_typekey_named(a, prefix, name);
-			ti->display = ti->key;
-			ti->embeds = aggregate ? ti->display : NULL;
-		} else if (r->anon_names[id]) {
-			ti->display = ti->key = r->anon_names[id];
-			ti->embeds = aggregate ? ti->display : NULL;
-		} else if (btf_is_fwd(t)) {
-			ti->display = prefix;
-			ti->key = au_typekey_untagged_fwd(prefix);
-		} else {
-			struct layout_type *lt = read_aggregate(r, id, NULL, depth + 1);
-			ti->display = btf_is_union(t) ? "union {...}" : btf_is_any_enum(t) ? "enum {...}" : "struct {...}";
-			ti->key = au_typekey_anon(a, lt);
-			ti->layout = lt;
-		}
+	case BTF_KIND_FWD:
+		info_tagged(r, ti, id, t, name, depth);
 		break;
-	}
 	default:
 		ti->display = name ? name : "?";
-		ti->key = au_typekey_unknown(a, "btf", t ? btf_kind(t) : -1, ti->display);
+		ti->key = au_typekey_unknown(&r->model->arena, "btf", t ? btf_kind(t) : -1, ti->display);
 		break;
 	}
 	if (!ti->key) {
@@ -472,6 +513,102 @@ struct au_error *au_btf_read_layouts_fd(const char *path, int fd, struct layout_
 	return au_btf_read_layouts_split_fd(path, fd, NULL, model);
 }
 
+/* Pass 1: the anonymous aggregates that typedefs name. */
+static void name_anonymous_types(struct btf_reader *r)
+{
+	const struct btf *btf = r->btf;
+	struct arena *a = &r->model->arena;
+	for (uint32_t id = 1; id < r->n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		if (!btf_is_typedef(t) || !t->name_off || !name_of(r, t->name_off) || t->type >= r->n)
+			continue;
+		const struct btf_type *target = btf__type_by_id(btf, t->type);
+		if ((btf_is_composite(target) || btf_is_enum(target) || btf_is_enum64(target)) &&
+		    !name_of(r, target->name_off) && !r->anon_names[t->type])
+			r->anon_names[t->type] = au_typekey_typedef(au_arena_strdup(a, name_of(r, t->name_off)));
+	}
+	/* An anonymous aggregate named only through a pointer typedef
+	 * (typedef struct {...} *Ptr) is called "*Ptr", as the DWARF reader
+	 * calls it. */
+	for (uint32_t id = 1; id < r->n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		if (!btf_is_typedef(t) || !name_of(r, t->name_off) || t->type >= r->n)
+			continue;
+		const struct btf_type *p = btf__type_by_id(btf, t->type);
+		if (!btf_is_ptr(p) || p->type >= r->n || r->anon_names[p->type])
+			continue;
+		const struct btf_type *target = btf__type_by_id(btf, p->type);
+		if ((btf_is_composite(target) || btf_is_enum(target) || btf_is_enum64(target)) &&
+		    !name_of(r, target->name_off))
+			r->anon_names[p->type] = au_typekey_ptr_typedef(a, name_of(r, t->name_off));
+	}
+}
+
+/* The name type id t defines (a tagged type, or a typedef of an anonymous
+ * aggregate, directly or through a pointer), and in *target the id whose
+ * layout it is; NULL when it defines none. */
+static const char *definition_name(struct btf_reader *r, uint32_t id, const struct btf_type *t, uint32_t *target)
+{
+	const struct btf *btf = r->btf;
+	*target = id;
+	if (btf_is_composite(t) || btf_is_enum(t) || btf_is_enum64(t)) {
+		const char *n = name_of(r, t->name_off);
+		return n ? au_typekey_named(&r->model->arena, kind_prefix(t), n) : NULL;
+	}
+	if (btf_is_typedef(t) && t->type < r->n && r->anon_names[t->type]) {
+		*target = t->type;
+		return name_of(r, t->name_off);
+	}
+	if (btf_is_typedef(t) && t->type < r->n && btf_is_ptr(btf__type_by_id(btf, t->type))) {
+		uint32_t pt = btf__type_by_id(btf, t->type)->type;
+		if (pt < r->n && au_typekey_is_ptr_typedef_of(r->anon_names[pt], name_of(r, t->name_off))) {
+			*target = pt;
+			return r->anon_names[pt];
+		}
+	}
+	return NULL;
+}
+
+/* An anonymous enum (type id): named after its first enumerator, as the
+ * DWARF reader names it. */
+static void read_anonymous_enum(struct btf_reader *r, uint32_t id)
+{
+	struct layout_model *model = r->model;
+	struct layout_type *lt = read_aggregate(r, id, NULL, 0);
+	if (r->err)
+		return;
+	if (lt->nenumerators) {
+		lt->name = au_typekey_anon_enum_name(&model->arena, lt->enumerators[0].name);
+		lt->anonymous = true;
+		if (!au_layout_model_find(model, lt->name))
+			au_layout_model_add(model, lt);
+	}
+}
+
+/* Pass 2: every named definition from type id first on, and every typedef
+ * of an anonymous aggregate: BTF deduplication lets two typedefs share one
+ * anonymous struct, and each name is a type of its own to a C programmer.
+ * The first of a duplicated name wins. */
+static void read_definitions(struct btf_reader *r, uint32_t first)
+{
+	for (uint32_t id = first; id < r->n; id++) {
+		const struct btf_type *t = btf__type_by_id(r->btf, id);
+		uint32_t target;
+		const char *name = definition_name(r, id, t, &target);
+		if (!name && (btf_is_enum(t) || btf_is_enum64(t)) && !t->name_off && btf_vlen(t) && !r->anon_names[id]) {
+			read_anonymous_enum(r, id);
+		} else if (name && !au_layout_model_find(r->model, name)) {
+			struct layout_type *lt = read_aggregate(r, target, name, 0);
+			lt->is_typedef = btf_is_typedef(t);
+			au_layout_model_add(r->model, lt);
+		} else {
+			continue;
+		}
+		if (r->err)
+			return;
+	}
+}
+
 struct au_error *au_btf_read_layouts_split_fd(const char *path, int fd, const char *base, struct layout_model *model)
 {
 	struct btf *base_btf = NULL, *btf;
@@ -502,79 +639,10 @@ struct au_error *au_btf_read_layouts_split_fd(const char *path, int fd, const ch
 	au_strmap_init(&r.names);
 	r.infos = au_xcalloc(r.n, sizeof(*r.infos));
 	r.anon_names = au_xcalloc(r.n, sizeof(*r.anon_names));
-	/* Pass 1: typedefs that name anonymous aggregates. */
-	for (uint32_t id = 1; id < r.n; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		if (!btf_is_typedef(t) || !t->name_off || !name_of(&r, t->name_off) || t->type >= r.n)
-			continue;
-		const struct btf_type *target = btf__type_by_id(btf, t->type);
-		if ((btf_is_composite(target) || btf_is_enum(target) || btf_is_enum64(target)) &&
-		    !name_of(&r, target->name_off) && !r.anon_names[t->type])
-			r.anon_names[t->type] = au_typekey_typedef(au_arena_strdup(&model->arena, name_of(&r, t->name_off)));
-	}
-	/* An anonymous aggregate named only through a pointer typedef
-	 * (typedef struct {...} *Ptr) is called "*Ptr", as the DWARF reader
-	 * calls it. */
-	for (uint32_t id = 1; id < r.n; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		if (!btf_is_typedef(t) || !name_of(&r, t->name_off) || t->type >= r.n)
-			continue;
-		const struct btf_type *p = btf__type_by_id(btf, t->type);
-		if (!btf_is_ptr(p) || p->type >= r.n || r.anon_names[p->type])
-			continue;
-		const struct btf_type *target = btf__type_by_id(btf, p->type);
-		if ((btf_is_composite(target) || btf_is_enum(target) || btf_is_enum64(target)) &&
-		    !name_of(&r, target->name_off))
-			r.anon_names[p->type] = au_typekey_ptr_typedef(&model->arena, name_of(&r, t->name_off));
-	}
+	name_anonymous_types(&r);
 	note_typedefs(&r, first);
 	model->byte_order = btf__endianness(btf) == BTF_BIG_ENDIAN ? BYTE_ORDER_BIG : BYTE_ORDER_LITTLE;
-	/* Pass 2: every named definition, and every typedef of an anonymous
-	 * aggregate: BTF deduplication lets two typedefs share one anonymous
-	 * struct, and each name is a type of its own to a C programmer. The
-	 * first of a duplicated name wins. */
-	for (uint32_t id = first; id < r.n; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const char *name = NULL;
-		bool typedef_name = btf_is_typedef(t);
-		uint32_t target = id;
-		if (btf_is_composite(t) || btf_is_enum(t) || btf_is_enum64(t)) {
-			const char *n = name_of(&r, t->name_off);
-			if (n)
-				name = au_typekey_named(&model->arena, kind_prefix(t), n);
-		} else if (btf_is_typedef(t) && t->type < r.n && r.anon_names[t->type]) {
-			name = name_of(&r, t->name_off);
-			target = t->type;
-		} else if (btf_is_typedef(t) && t->type < r.n && btf_is_ptr(btf__type_by_id(btf, t->type))) {
-			uint32_t pt = btf__type_by_id(btf, t->type)->type;
-			if (pt < r.n && au_typekey_is_ptr_typedef_of(r.anon_names[pt], name_of(&r, t->name_off))) {
-				name = r.anon_names[pt];
-				target = pt;
-			}
-		}
-		if (!name && (btf_is_enum(t) || btf_is_enum64(t)) && !t->name_off && btf_vlen(t) &&
-		    !r.anon_names[id]) {
-			/* An anonymous enum: named after its first enumerator, as
-			 * the DWARF reader names it. */
-			struct layout_type *lt = read_aggregate(&r, id, NULL, 0);
-			if (r.err)
-				break;
-			if (lt->nenumerators) {
-				lt->name = au_typekey_anon_enum_name(&model->arena, lt->enumerators[0].name);
-				lt->anonymous = true;
-				if (!au_layout_model_find(model, lt->name))
-					au_layout_model_add(model, lt);
-			}
-			continue;
-		}
-		if (!name || au_layout_model_find(model, name))
-			continue;
-		struct layout_type *lt = read_aggregate(&r, target, name, 0);
-		lt->is_typedef = typedef_name;
-		au_layout_model_add(model, lt);
-		if (r.err)
-			break;
-	}
+	read_definitions(&r, first);
 	free(r.infos);
 	free(r.anon_names);
 	au_strmap_deinit(&r.names);

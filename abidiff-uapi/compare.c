@@ -433,175 +433,225 @@ static size_t compact(struct flat_member *v, size_t n, const bool *keep)
 	return k;
 }
 
-static void compare_members(struct comparer *c, const struct layout_type *o, const struct layout_type *n)
-{
+/* The two sides' members of one type, flattened to paths and indexed by
+ * name, as compare_members pairs them. */
+struct member_pairing {
 	struct flat_member *fo, *fn;
-	size_t no = au_layout_flatten_paths(o, &c->out->arena, &fo), nn = au_layout_flatten_paths(n, &c->out->arena, &fn);
-	bool strict = c->opts->strict;
+	size_t no, nn;
 	struct flat_index io, in;
-	index_flat(&io, fo, no);
-	index_flat(&in, fn, nn);
+	bool *used;                /* fn[k] is already paired (a rename) */
+	struct flat_member *fz;    /* NEW's every path, 0-byte members too: made when first needed */
+	size_t nz;
+	struct flat_index iz;
+	struct member_context mc;
+};
+
+static void pairing_init(struct comparer *c, struct member_pairing *p, const struct layout_type *o,
+			 const struct layout_type *n)
+{
+	*p = (struct member_pairing){ 0 };
+	p->no = au_layout_flatten_paths(o, &c->out->arena, &p->fo);
+	p->nn = au_layout_flatten_paths(n, &c->out->arena, &p->fn);
+	index_flat(&p->io, p->fo, p->no);
+	index_flat(&p->in, p->fn, p->nn);
 	/* u.p.x is compared only where both sides give u an anonymous type;
 	 * where one side names u's type, u's own type key says it all. */
-	bool *keep_o = au_xmalloc((no ? no : 1) * sizeof(bool)), *keep_n = au_xmalloc((nn ? nn : 1) * sizeof(bool));
-	size_t ko = mark_paths(fo, no, &io, &in, keep_o), kn = mark_paths(fn, nn, &in, &io, keep_n);
-	if (ko != no || kn != nn) {
-		no = compact(fo, no, keep_o);
-		nn = compact(fn, nn, keep_n);
-		unindex_flat(&io);
-		unindex_flat(&in);
-		index_flat(&io, fo, no);
-		index_flat(&in, fn, nn);
+	bool *keep_o = au_xmalloc((p->no ? p->no : 1) * sizeof(bool));
+	bool *keep_n = au_xmalloc((p->nn ? p->nn : 1) * sizeof(bool));
+	size_t ko = mark_paths(p->fo, p->no, &p->io, &p->in, keep_o), kn = mark_paths(p->fn, p->nn, &p->in, &p->io, keep_n);
+	if (ko != p->no || kn != p->nn) {
+		p->no = compact(p->fo, p->no, keep_o);
+		p->nn = compact(p->fn, p->nn, keep_n);
+		unindex_flat(&p->io);
+		unindex_flat(&p->in);
+		index_flat(&p->io, p->fo, p->no);
+		index_flat(&p->in, p->fn, p->nn);
 	}
 	free(keep_o);
 	free(keep_n);
-	struct member_context mc = { .old_type = o, .new_type = n, .fo = fo, .no = no, .start = c->nbuf };
-	bool *used = au_xmalloc((nn ? nn : 1) * sizeof(*used));
-	memset(used, 0, (nn ? nn : 1) * sizeof(*used));
+	p->mc = (struct member_context){ .old_type = o, .new_type = n, .fo = p->fo, .no = p->no, .start = c->nbuf };
+	p->used = au_xmalloc((p->nn ? p->nn : 1) * sizeof(*p->used));
+	memset(p->used, 0, (p->nn ? p->nn : 1) * sizeof(*p->used));
+}
 
-	/* Common names first: where each went. */
-	for (size_t i = 0; i < no; i++) {
-		const struct flat_member *nm = find_flat(&in, fo[i].name);
-		if (!nm)
-			continue;
-		unsigned what = member_differences(c, &fo[i], nm);
-		if (what) {
-			const struct type_finding *inner = NULL;
-			if ((what & DIFF_SIZE) && fo[i].member->type->embeds && nm->member->type->embeds &&
-			    strcmp(fo[i].member->type->embeds, nm->member->type->embeds) == 0)
-				inner = compare_named(c, fo[i].member->type->embeds);
-			struct change *ch = push(c, CHANGE_MEMBER, true, REASON_MOVED);
-			ch->what = what;
-			ch->old_member = fo[i];
+static void pairing_release(struct member_pairing *p)
+{
+	free(p->used);
+	if (p->fz) {
+		unindex_flat(&p->iz);
+		free(p->fz);
+	}
+	unindex_flat(&p->io);
+	unindex_flat(&p->in);
+	free(p->fo);
+	free(p->fn);
+}
+
+static bool same_embedded(const struct flat_member *a, const struct flat_member *b)
+{
+	return a->member->type->embeds && b->member->type->embeds &&
+	       strcmp(a->member->type->embeds, b->member->type->embeds) == 0;
+}
+
+/* A name both sides have: where it went, or the change inside the named
+ * type it embeds. */
+static void compare_common_member(struct comparer *c, struct member_pairing *p, const struct flat_member *om,
+				  const struct flat_member *nm)
+{
+	unsigned what = member_differences(c, om, nm);
+	if (what) {
+		const struct type_finding *inner = NULL;
+		if ((what & DIFF_SIZE) && same_embedded(om, nm))
+			inner = compare_named(c, om->member->type->embeds);
+		struct change *ch = push(c, CHANGE_MEMBER, true, REASON_MOVED);
+		ch->what = what;
+		ch->old_member = *om;
+		ch->new_member = *nm;
+		grade_member(c, &p->mc, ch, inner);
+	} else if (same_embedded(om, nm)) {
+		struct type_finding *inner = compare_named(c, om->member->type->embeds);
+		if (inner && inner->status == STATUS_CHANGED) {
+			enum reason why = inner->severity == SEVERITY_BREAK	 ? REASON_CONTAINS_BREAK
+					  : inner->severity == SEVERITY_REVIEW ? REASON_CONTAINS_REVIEW
+									       : REASON_CONTAINS_SAFE;
+			struct change *ch = push(c, CHANGE_EMBEDDED, true, why);
+			ch->old_member = *om;
 			ch->new_member = *nm;
-			grade_member(c, &mc, ch, inner);
-		} else if (fo[i].member->type->embeds && nm->member->type->embeds &&
-			   strcmp(fo[i].member->type->embeds, nm->member->type->embeds) == 0) {
-			struct type_finding *inner = compare_named(c, fo[i].member->type->embeds);
-			if (inner && inner->status == STATUS_CHANGED) {
-				enum reason why = inner->severity == SEVERITY_BREAK	 ? REASON_CONTAINS_BREAK
-						  : inner->severity == SEVERITY_REVIEW ? REASON_CONTAINS_REVIEW
-										       : REASON_CONTAINS_SAFE;
-				struct change *ch = push(c, CHANGE_EMBEDDED, true, why);
-				ch->old_member = fo[i];
-				ch->new_member = *nm;
-				ch->other = fo[i].member->type->embeds;
-			}
+			ch->other = om->member->type->embeds;
 		}
 	}
+}
 
-	/* Names only in OLD: an alias that went, a rename, or a loss. A member
-	 * that NEW still has at 0 bytes (an empty struct, 1 byte in C++, that
-	 * became 0 bytes) is no loss: it shrank, and is judged so. */
-	struct flat_member *fz = NULL;
-	size_t nz = 0;
-	struct flat_index iz = { 0 };
-	for (size_t i = 0; i < no; i++) {
-		if (find_flat(&in, fo[i].name))
-			continue;
-		if (!fz) {
-			nz = au_layout_flatten_paths_all(n, &c->out->arena, &fz);
-			index_flat(&iz, fz, nz);
-		}
-		const struct flat_member *shrunk = find_flat(&iz, fo[i].name);
-		if (shrunk && au_member_size(shrunk->member) == 0 && au_member_size(fo[i].member) > 0) {
-			struct change *ch = push(c, CHANGE_MEMBER, true, REASON_MOVED);
-			ch->what = member_differences(c, &fo[i], shrunk);
-			ch->old_member = fo[i];
-			ch->new_member = *shrunk;
-			grade_member(c, &mc, ch, NULL);
-			continue;
-		}
-		bool keyword = c->c_to_cxx && au_is_cxx_keyword(leaf(&fo[i]));
-		bool reserved = !strict && au_is_reserved_name(leaf(&fo[i]));
-		const struct flat_member *common = NULL;
-		for (size_t j = 0; j < no && !common; j++)
-			if (j != i && find_flat(&in, fo[j].name) && same_slot(c, &fo[i], 0, &fo[j], 0))
-				common = &fo[j];
-		/* A new name in its slot within the same struct or union is a
-		 * rename, even when another alternative of an enclosing union
-		 * shares the slot: export_dmabuf_fd.handle -> .addr is no alias
-		 * of alloc.mem_size going away. Else, with such a name left, an
-		 * alias went; else any new name in the slot is the rename. */
-		size_t k;
-		for (k = 0; k < nn; k++)
-			if (!used[k] && !find_flat(&io, fn[k].name) && same_parent(&fo[i], &fn[k]) &&
-			    same_slot(c, &fo[i], 0, &fn[k], 1))
-				break;
-		if (k == nn && common) {
-			struct change *ch = push(c, CHANGE_ALIAS_REMOVED, false,
-						 keyword ? REASON_CXX_KEYWORD : REASON_MEMBER_REMOVED);
-			ch->old_member = fo[i];
-			ch->other = common->name;
-			continue;
-		}
-		if (k == nn)
-			for (k = 0; k < nn; k++)
-				if (!used[k] && !find_flat(&io, fn[k].name) && same_slot(c, &fo[i], 0, &fn[k], 1))
-					break;
-		if (k < nn) {
-			used[k] = true;
-			struct change *ch = push(c, CHANGE_RENAMED, false,
-						 keyword    ? REASON_CXX_KEYWORD
-						 : reserved ? REASON_PAD_RENAMED
-							    : REASON_RENAMED);
-			ch->old_member = fo[i];
-			ch->new_member = fn[k];
-			continue;
-		}
-		struct change *ch = push(c, CHANGE_MEMBER_REMOVED, true,
-					 reserved ? REASON_RESERVED_REUSE : REASON_MEMBER_REMOVED);
-		ch->old_member = fo[i];
+/* A member that NEW still has at 0 bytes (an empty struct, 1 byte in C++,
+ * that became 0 bytes) is no loss: it shrank, and is judged so. */
+static bool member_shrank_to_nothing(struct comparer *c, struct member_pairing *p, const struct flat_member *om,
+				     const struct layout_type *n)
+{
+	if (!p->fz) {
+		p->nz = au_layout_flatten_paths_all(n, &c->out->arena, &p->fz);
+		index_flat(&p->iz, p->fz, p->nz);
 	}
+	const struct flat_member *shrunk = find_flat(&p->iz, om->name);
+	if (!shrunk || au_member_size(shrunk->member) != 0 || au_member_size(om->member) == 0)
+		return false;
+	struct change *ch = push(c, CHANGE_MEMBER, true, REASON_MOVED);
+	ch->what = member_differences(c, om, shrunk);
+	ch->old_member = *om;
+	ch->new_member = *shrunk;
+	grade_member(c, &p->mc, ch, NULL);
+	return true;
+}
 
-	/* Names only in NEW: an alias, an addition, or an alias gone wrong. */
-	for (size_t k = 0; k < nn; k++) {
-		if (used[k] || find_flat(&io, fn[k].name))
+/* The new name, not yet paired, in om's slot: within the same struct or
+ * union first (when sibling_only), else anywhere; nn when none. */
+static size_t renamed_to(struct comparer *c, const struct member_pairing *p, const struct flat_member *om,
+			 bool sibling_only)
+{
+	size_t k;
+	for (k = 0; k < p->nn; k++)
+		if (!p->used[k] && !find_flat(&p->io, p->fn[k].name) &&
+		    (!sibling_only || same_parent(om, &p->fn[k])) && same_slot(c, om, 0, &p->fn[k], 1))
+			break;
+	return k;
+}
+
+/* A name only OLD has (p->fo[i]): an alias that went, a rename, or a loss. */
+static void member_only_in_old(struct comparer *c, struct member_pairing *p, size_t i, const struct layout_type *n)
+{
+	const struct flat_member *om = &p->fo[i];
+	if (member_shrank_to_nothing(c, p, om, n))
+		return;
+	bool keyword = c->c_to_cxx && au_is_cxx_keyword(leaf(om));
+	bool reserved = !c->opts->strict && au_is_reserved_name(leaf(om));
+	const struct flat_member *common = NULL;
+	for (size_t j = 0; j < p->no && !common; j++)
+		if (j != i && find_flat(&p->in, p->fo[j].name) && same_slot(c, om, 0, &p->fo[j], 0))
+			common = &p->fo[j];
+	/* A new name in its slot within the same struct or union is a
+	 * rename, even when another alternative of an enclosing union
+	 * shares the slot: export_dmabuf_fd.handle -> .addr is no alias
+	 * of alloc.mem_size going away. Else, with such a name left, an
+	 * alias went; else any new name in the slot is the rename. */
+	size_t k = renamed_to(c, p, om, true);
+	if (k == p->nn && common) {
+		struct change *ch = push(c, CHANGE_ALIAS_REMOVED, false, keyword ? REASON_CXX_KEYWORD : REASON_MEMBER_REMOVED);
+		ch->old_member = *om;
+		ch->other = common->name;
+		return;
+	}
+	if (k == p->nn)
+		k = renamed_to(c, p, om, false);
+	if (k < p->nn) {
+		p->used[k] = true;
+		struct change *ch = push(c, CHANGE_RENAMED, false,
+					 keyword    ? REASON_CXX_KEYWORD
+					 : reserved ? REASON_PAD_RENAMED
+						    : REASON_RENAMED);
+		ch->old_member = *om;
+		ch->new_member = p->fn[k];
+		return;
+	}
+	struct change *ch = push(c, CHANGE_MEMBER_REMOVED, true, reserved ? REASON_RESERVED_REUSE : REASON_MEMBER_REMOVED);
+	ch->old_member = *om;
+}
+
+/* A name only NEW has (p->fn[k]): an alias, an addition, or an alias gone
+ * wrong. */
+static void member_only_in_new(struct comparer *c, struct member_pairing *p, size_t k)
+{
+	const struct flat_member *fn = p->fn;
+	const struct flat_member *common = NULL, *overlap = NULL;
+	/* An alias is a second name beside the first, in the same
+	 * struct or union, or in a named member that is new itself
+	 * (__struct_group's copy of the members). A name added to a
+	 * member both sides have is that member's addition, whatever
+	 * other alternatives of an outer union hold at its place. */
+	size_t plen = parent_len(fn[k].name);
+	bool new_parent = plen && !find_flat(&p->io, au_arena_printf(&c->out->arena, "%.*s", (int)plen, fn[k].name));
+	for (size_t j = 0; j < p->nn && !common; j++) {
+		if (j == k || !find_flat(&p->io, fn[j].name))
 			continue;
-		const struct flat_member *common = NULL, *overlap = NULL;
-		/* An alias is a second name beside the first, in the same
-		 * struct or union, or in a named member that is new itself
-		 * (__struct_group's copy of the members). A name added to a
-		 * member both sides have is that member's addition, whatever
-		 * other alternatives of an outer union hold at its place. */
-		size_t plen = parent_len(fn[k].name);
-		bool new_parent = plen && !find_flat(&io, au_arena_printf(&c->out->arena, "%.*s", (int)plen, fn[k].name));
-		for (size_t j = 0; j < nn && !common; j++) {
-			if (j == k || !find_flat(&io, fn[j].name))
-				continue;
-			bool slot = same_slot(c, &fn[k], 1, &fn[j], 1);
-			if (slot && (new_parent || same_parent(&fn[k], &fn[j])))
-				common = &fn[j];
-			else if (!slot && !overlap && fn[j].container == fn[k].container &&
-				 fn[j].bit_offset == fn[k].bit_offset && au_member_bits(fn[j].member) &&
-				 occupies(&fn[j]))
-				overlap = &fn[j];
-		}
-		if (common) {
-			struct change *ch = push(c, CHANGE_ALIAS_ADDED, false, REASON_ALIAS);
-			ch->new_member = fn[k];
-			ch->other = common->name;
-		} else {
-			/* A name added over an existing member with another size or
-			 * type is no alias (it is named, so a caller can tell), but it
-			 * moves nothing: a new union alternative, or a field carved out
-			 * of reserved space. Whatever it displaces shows up as that
-			 * member's own change. */
-			struct change *ch = push(c, CHANGE_MEMBER_ADDED, false, REASON_MEMBER_ADDED);
-			ch->new_member = fn[k];
-			ch->other = overlap ? overlap->name : NULL;
-			grade_added(c, &mc, ch, overlap, overlap ? find_flat(&io, overlap->name) : NULL);
-		}
+		bool slot = same_slot(c, &fn[k], 1, &fn[j], 1);
+		if (slot && (new_parent || same_parent(&fn[k], &fn[j])))
+			common = &fn[j];
+		else if (!slot && !overlap && fn[j].container == fn[k].container && fn[j].bit_offset == fn[k].bit_offset &&
+			 au_member_bits(fn[j].member) && occupies(&fn[j]))
+			overlap = &fn[j];
 	}
-	free(used);
-	if (fz) {
-		unindex_flat(&iz);
-		free(fz);
+	if (common) {
+		struct change *ch = push(c, CHANGE_ALIAS_ADDED, false, REASON_ALIAS);
+		ch->new_member = fn[k];
+		ch->other = common->name;
+		return;
 	}
-	unindex_flat(&io);
-	unindex_flat(&in);
-	free(fo);
-	free(fn);
+	/* A name added over an existing member with another size or
+	 * type is no alias (it is named, so a caller can tell), but it
+	 * moves nothing: a new union alternative, or a field carved out
+	 * of reserved space. Whatever it displaces shows up as that
+	 * member's own change. */
+	struct change *ch = push(c, CHANGE_MEMBER_ADDED, false, REASON_MEMBER_ADDED);
+	ch->new_member = fn[k];
+	ch->other = overlap ? overlap->name : NULL;
+	grade_added(c, &p->mc, ch, overlap, overlap ? find_flat(&p->io, overlap->name) : NULL);
+}
+
+static void compare_members(struct comparer *c, const struct layout_type *o, const struct layout_type *n)
+{
+	struct member_pairing p;
+	pairing_init(c, &p, o, n);
+	/* Common names first: where each went. */
+	for (size_t i = 0; i < p.no; i++) {
+		const struct flat_member *nm = find_flat(&p.in, p.fo[i].name);
+		if (nm)
+			compare_common_member(c, &p, &p.fo[i], nm);
+	}
+	for (size_t i = 0; i < p.no; i++)
+		if (!find_flat(&p.in, p.fo[i].name))
+			member_only_in_old(c, &p, i, n);
+	for (size_t k = 0; k < p.nn; k++)
+		if (!p.used[k] && !find_flat(&p.io, p.fn[k].name))
+			member_only_in_new(c, &p, k);
+	pairing_release(&p);
 }
 
 /* ---------------------------------------------------------------- enums */

@@ -15,9 +15,11 @@
  *    such a scalar whose 32-bit size is not a multiple of 8, is align8 too
  *    (the trailing padding);
  *  - members, enumerators or types that only one side has are arch-ifdef.
- * A finding left with no cause gets other, with its first change in words. */
+ * A finding left with no cause gets other, with its first change.
+ *
+ * Each cause records facts (struct compat_cause: sizes, offsets, alignments
+ * on each ABI, declared types, typedef chains); report_compat.c words them. */
 #define _GNU_SOURCE
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,9 +85,10 @@ static const struct flat_member *side32(const struct classifier *k, const struct
 	return k->old_is_64 ? &ch->new_member : &ch->old_member;
 }
 
-static const char *abi_of_old(const struct classifier *k, bool old)
+/* Something only one side has is on the 64-bit ABI: old says which side. */
+static bool only_on_64(const struct classifier *k, bool old)
 {
-	return old == k->old_is_64 ? "64-bit" : "32-bit";
+	return old == k->old_is_64;
 }
 
 static bool same_member(const char *a, const char *b)
@@ -93,35 +96,55 @@ static bool same_member(const char *a, const char *b)
 	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-static void add_cause(struct classifier *k, enum compat_cause_kind cause, const char *member, const char *type,
-		      uint64_t where, const char *detail, const struct change *change)
+static bool same_abi(const struct compat_abi *a, const struct compat_abi *b)
 {
-	for (size_t i = 0; i < k->n; i++)
-		if (k->buf[i].cause == cause && same_member(k->buf[i].member, member) &&
-		    (member || (change && k->buf[i].change == change) ||
-		     (detail && k->buf[i].detail && strcmp(k->buf[i].detail, detail) == 0)))
+	return a->size == b->size && a->offset == b->offset && a->value == b->value &&
+	       au_same_str(a->declared, b->declared) && au_same_str(a->chain, b->chain);
+}
+
+/* Two causes of the type as a whole state the same facts. */
+static bool same_facts(const struct compat_cause *a, const struct compat_cause *b)
+{
+	return a->fact == b->fact && au_same_str(a->type, b->type) && au_same_str(a->decl.type, b->decl.type) &&
+	       au_same_str(a->decl.name, b->decl.name) && same_abi(&a->abi64, &b->abi64) &&
+	       same_abi(&a->abi32, &b->abi32) && au_same_str(a->type_name, b->type_name) && a->only_64 == b->only_64 &&
+	       a->array == b->array && au_same_str(a->via, b->via) && au_same_str(a->inner, b->inner) &&
+	       a->anonymous == b->anonymous && a->anon_kind == b->anon_kind &&
+	       au_same_str(a->anon_first, b->anon_first) && au_same_str(a->within, b->within) &&
+	       a->itself == b->itself && a->align32 == b->align32;
+}
+
+/* x, unless a cause of its kind is recorded already for its member (or,
+ * for the type as a whole, for the same change or the same facts). */
+static void add(struct classifier *k, const struct compat_cause *x, uint64_t where)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		const struct compat_cause *y = &k->buf[i];
+		if (y->cause == x->cause && same_member(y->member, x->member) &&
+		    (x->member || (x->change ? y->change == x->change : !y->change && same_facts(y, x))))
 			return;
+	}
 	if (k->n == k->cap) {
 		k->cap = k->cap ? 2 * k->cap : 8;
 		k->buf = au_xrealloc(k->buf, k->cap * sizeof(*k->buf));
 		k->where = au_xrealloc(k->where, k->cap * sizeof(*k->where));
 	}
-	k->buf[k->n] = (struct compat_cause){ .cause = cause, .member = member, .type = type, .detail = detail,
-					      .change = change };
+	k->buf[k->n] = *x;
 	k->where[k->n] = where;
 	k->n++;
-}
-
-static void add(struct classifier *k, enum compat_cause_kind cause, const char *member, const char *type,
-		uint64_t where, const char *detail)
-{
-	add_cause(k, cause, member, type, where, detail, NULL);
 }
 
 /* "other": the change itself, worded by the reporters. */
 static void add_change(struct classifier *k, const char *member, uint64_t where, const struct change *ch)
 {
-	add_cause(k, COMPAT_OTHER, member, NULL, where, NULL, ch);
+	add(k, &(struct compat_cause){ .cause = COMPAT_OTHER, .member = member, .fact = COMPAT_FACT_CHANGE, .change = ch },
+	    where);
+}
+
+/* The member as a header declares it: its type's name and its path. */
+static struct compat_decl decl_of(const struct flat_member *fm)
+{
+	return (struct compat_decl){ .type = fm->member->type->name, .name = fm->name };
 }
 
 /* name is one of the '>'-separated names of chain. */
@@ -142,40 +165,6 @@ static const char *chain_last(const char *chain)
 {
 	const char *e = chain ? strrchr(chain, '>') : NULL;
 	return e ? e + 1 : chain;
-}
-
-/* "__u64 x", "char name[16]", "void *p": the member as a header declares it. */
-static const char *decl(struct arena *a, const struct flat_member *fm)
-{
-	const char *t = fm->member->type->name ? fm->member->type->name : "?", *dims = strchr(t, '[');
-	int tl = dims ? (int)(dims - t) : (int)strlen(t);
-	const char *sep = tl && t[tl - 1] == '*' ? "" : " ";
-	return au_arena_printf(a, "%.*s%s%s%s", tl, t, sep, fm->name, dims ? dims : "");
-}
-
-/* The chain, when it goes further than one name: " (a -> b -> long)". */
-static const char *via(struct arena *a, const struct layout_member *m)
-{
-	const char *chain = m->type->chain;
-	if (!chain || !strchr(chain, '>'))
-		return "";
-	size_t n = 0;
-	for (const char *p = chain; *p; p++)
-		n += *p == '>';
-	char *out = au_arena_alloc(a, strlen(chain) + 3 * n + 4), *o = out;
-	*o++ = ' ';
-	*o++ = '(';
-	for (const char *p = chain; *p; p++) {
-		if (*p == '>') {
-			memcpy(o, " -> ", 4);
-			o += 4;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o++ = ')';
-	*o = 0;
-	return out;
 }
 
 /* With no chain (BTF), long is the integer as wide as the address on both
@@ -296,13 +285,11 @@ static bool trailing_align8(struct classifier *k, const struct layout_type *t64,
 	struct flat_member fm;
 	if (!first_fixed8(k, t32, prefix, &fm))
 		return false;
-	struct arena *a = &k->c->arena;
-	const char *what = prefix ? au_arena_printf(a, "member %s: size", prefix) : "size";
-	add(k, COMPAT_ALIGN8, fm.name, NULL, where,
-	    au_arena_printf(a, "%s %" PRIu64 " (32-bit) vs %" PRIu64 " (64-bit): trailing padding to a multiple of "
-			    "%d, not 8, as %s is aligned to %d on the 32-bit ABI", what, t32->size, t64->size,
-			 t32->size % 4 == 0 ? 4 : t32->size % 2 == 0 ? 2 : 1, decl(a, &fm),
-			 t32->size % 4 == 0 ? 4 : t32->size % 2 == 0 ? 2 : 1));
+	unsigned al = t32->size % 4 == 0 ? 4 : t32->size % 2 == 0 ? 2 : 1;
+	add(k, &(struct compat_cause){ .cause = COMPAT_ALIGN8, .member = fm.name, .fact = COMPAT_FACT_TRAILING_PADDING,
+				       .decl = decl_of(&fm), .abi64.size = t64->size, .abi32.size = t32->size,
+				       .within = prefix, .align32 = al },
+	    where);
 	return true;
 }
 
@@ -357,10 +344,12 @@ static void width_cause(struct classifier *k, const struct change *ch)
 	unsigned h32 = scalar_holds(key32, m32->type->chain), h64 = scalar_holds(key64, m64->type->chain);
 	if (!m32->type->chain && !m64->type->chain && long_by_key(key64, key32))
 		h32 |= HOLD_LONG, h64 |= HOLD_LONG;   /* BTF: no chain, the widths say it */
-	const char *d = decl(a, f64), *name = f64->name;
+	struct compat_cause x = {
+		.member = f64->name, .decl = decl_of(f64),
+		.abi64 = { .size = m64->type->size, .declared = m64->type->name, .chain = m64->type->chain },
+		.abi32 = { .size = m32->type->size, .declared = m32->type->name, .chain = m32->type->chain },
+	};
 	uint64_t where = f64->bit_offset;
-	const char *sizes = au_arena_printf(a, "%" PRIu64 " bytes (64-bit) vs %" PRIu64 " (32-bit)", m64->type->size, m32->type->size);
-	bool array = au_typekey_is_array(m32->type->key);
 	bool same_decl = au_same_str(m64->type->name, m32->type->name);
 	/* A typedef that ends in long on the 64-bit ABI and in a 32-bit integer
 	 * on the other (__statfs_word: __kernel_long_t or __u32 by word size) is
@@ -369,64 +358,65 @@ static void width_cause(struct classifier *k, const struct change *ch)
 	int w = width_kind(h32 | (h64 & ~(unsigned)HOLD_LONG) | (long_like ? h64 & HOLD_LONG : 0));
 	if (w < 0 && m32->type->embeds && is_time_struct(m32->type->embeds) && au_same_str(m32->type->embeds, m64->type->embeds))
 		w = COMPAT_TIME_WIDTH;
-	const char *what = w == COMPAT_POINTER_WIDTH ? (array ? "an array of pointers" : "a pointer")
-			   : w == COMPAT_TIME_WIDTH ? "a time type"
-			   : w == COMPAT_SIZE_T_WIDTH ? "a size_t type"
-			   : array ? "an array of long" : "long";
+	const char *inner;
 	if (w >= 0) {
 		const struct layout_member *shown = h32 & (HOLD_LONG | HOLD_TIME | HOLD_SIZE | HOLD_POINTER) ? m32 : m64;
-		const char *decl32 = same_decl ? "" : au_arena_printf(a, ", declared %s on the 32-bit ABI", m32->type->name);
-		add(k, (enum compat_cause_kind)w, name, NULL, where,
-		    au_arena_printf(a, "member %s is %s%s%s: %s", d, what, via(a, shown), decl32, sizes));
+		x.cause = (enum compat_cause_kind)w;
+		x.fact = COMPAT_FACT_MEMBER_WIDTH;
+		x.array = au_typekey_is_array(m32->type->key);
+		x.via = shown->type->chain;
 	} else if (key32 && key64 && au_typekey_is_anon(key64) &&
-		   (w = width_kind(anon_key_holds(a, key64, key32, &what))) >= 0) {
-		add(k, (enum compat_cause_kind)w, name, NULL, where,
-		    au_arena_printf(a, "member %s: an anonymous type whose member %s is %s: %s", d, what,
-				 w == COMPAT_POINTER_WIDTH ? "a pointer" : "long", sizes));
+		   (w = width_kind(anon_key_holds(a, key64, key32, &inner))) >= 0) {
+		x.cause = (enum compat_cause_kind)w;
+		x.fact = COMPAT_FACT_ANON_MEMBER_WIDTH;
+		x.inner = inner;
 	} else if (m32->type->embeds && au_same_str(m32->type->embeds, m64->type->embeds)) {
-		add(k, COMPAT_MEMBER_TYPE, name, m32->type->embeds, where,
-		    au_arena_printf(a, "member %s: %s differs, %s", d, m32->type->embeds, sizes));
+		x.cause = COMPAT_MEMBER_TYPE;
+		x.fact = COMPAT_FACT_MEMBER_TYPE_SIZE;
+		x.type = m32->type->embeds;
 	} else if (au_typekey_is_array(m32->type->key) && au_typekey_is_array(m64->type->key) &&
 		   au_same_str(key32, key64)) {
-		add(k, COMPAT_OTHER, name, NULL, where,
-		    au_arena_printf(a, "member %s: %s (64-bit) vs %s (32-bit), an array whose length the header computes "
-				    "per ABI: %s", d, m64->type->name, m32->type->name, sizes));
-	} else if (!same_decl || !au_same_str(m64->type->chain, m32->type->chain)) {
-		const char *how = !same_decl ? au_arena_printf(a, "declared %s on the 64-bit ABI and %s on the 32-bit one",
-							   m64->type->name, m32->type->name)
-					     : au_arena_printf(a, "%s is %s on the 64-bit ABI and %s on the 32-bit one",
-							   m64->type->name, chain_last(m64->type->chain),
-							   chain_last(m32->type->chain));
-		add(k, COMPAT_ARCH_IFDEF, name, NULL, where, au_arena_printf(a, "member %s: %s, %s", d, how, sizes));
+		x.cause = COMPAT_OTHER;
+		x.fact = COMPAT_FACT_ARRAY_LENGTH;
+	} else if (!same_decl) {
+		x.cause = COMPAT_ARCH_IFDEF;
+		x.fact = COMPAT_FACT_DECLARED_PER_ABI;
+	} else if (!au_same_str(m64->type->chain, m32->type->chain)) {
+		x.cause = COMPAT_ARCH_IFDEF;
+		x.fact = COMPAT_FACT_TYPEDEF_PER_ABI;
 	} else {
-		add(k, COMPAT_OTHER, name, NULL, where,
-		    au_arena_printf(a, "member %s: %s (64-bit) vs %s (32-bit), %s", d, m64->type->name, m32->type->name,
-				 sizes));
+		x.cause = COMPAT_OTHER;
+		x.fact = COMPAT_FACT_MEMBER_SIZE;
 	}
+	add(k, &x, where);
 }
 
-/* Something that moved (a member, path name, or an anonymous member,
- * name NULL), shown as label: at an offset that is no multiple of 8 on the
- * 32-bit side, while what it holds (h) is 8-aligned on the 64-bit ABI. */
-static bool moved_alignment(struct classifier *k, const char *name, const char *label, bool itself, uint64_t off64,
-			    uint64_t off32, unsigned h)
+/* Something that moved (a member, path name, declared as subject's decl
+ * says, or an anonymous member as subject says, name NULL): at an offset
+ * that is no multiple of 8 on the 32-bit side, while what it holds (h) is
+ * 8-aligned on the 64-bit ABI. */
+static bool moved_alignment(struct classifier *k, const char *name, struct compat_cause subject, bool itself,
+			    uint64_t off64, uint64_t off32, unsigned h)
 {
 	if (off32 % 64 == 0 || off64 % 64 != 0 || !(h & (HOLD_FIXED8 | HOLD_POINTER | HOLD_LONG | HOLD_TIME | HOLD_SIZE)))
 		return false;
-	struct arena *a = &k->c->arena;
 	uint64_t o32 = off32 / 8, o64 = off64 / 8;
-	int al = o32 % 4 == 0 ? 4 : o32 % 2 == 0 ? 2 : 1;
-	const char *at = au_arena_printf(a, "%s at %" PRIu64 " (32-bit) vs %" PRIu64 " (64-bit)", label, o32, o64);
-	if (h & HOLD_FIXED8)
-		add(k, COMPAT_ALIGN8, name, NULL, off64,
-		    au_arena_printf(a, "%s: %s aligned to %d on the 32-bit ABI", at,
-				 itself ? "an 8-byte type" : "holds an 8-byte type,", al));
+	struct compat_cause x = subject;
+	x.member = name;
+	x.fact = COMPAT_FACT_MOVED;
+	x.abi64.offset = o64;
+	x.abi32.offset = o32;
+	x.align32 = o32 % 4 == 0 ? 4 : o32 % 2 == 0 ? 2 : 1;
+	x.itself = itself;
+	if (h & HOLD_FIXED8) {
+		x.cause = COMPAT_ALIGN8;
+		add(k, &x, off64);
+	}
 	int w = width_kind(h);
-	if (w >= 0)
-		add(k, (enum compat_cause_kind)w, name, NULL, off64,
-		    au_arena_printf(a, "%s: holds %s, 8-aligned on the 64-bit ABI, %d-aligned on the 32-bit one", at,
-				 w == COMPAT_POINTER_WIDTH ? "a pointer" : w == COMPAT_TIME_WIDTH ? "a time type"
-				 : w == COMPAT_SIZE_T_WIDTH ? "a size_t type" : "a long", al));
+	if (w >= 0) {
+		x.cause = (enum compat_cause_kind)w;
+		add(k, &x, off64);
+	}
 	return true;
 }
 
@@ -442,7 +432,7 @@ static bool moved_align8(struct classifier *k, const struct change *ch)
 	for (size_t i = 0; i < k->nmoves; i++)
 		if (k->moves[i][0] < f64->bit_offset && k->moves[i][1] == delta)
 			return true;
-	if (!moved_alignment(k, f64->name, au_arena_printf(&k->c->arena, "member %s", decl(&k->c->arena, f32)),
+	if (!moved_alignment(k, f64->name, (struct compat_cause){ .decl = decl_of(f32) },
 			       au_typekey_is_fixed8(au_typekey_array_element(f32->member->type->key)), f64->bit_offset, f32->bit_offset,
 			       member_holds(k, f32->member, 0)))
 		return false;
@@ -491,6 +481,34 @@ static void collect_anon(const struct layout_type *t, uint64_t base, struct anon
 	}
 }
 
+/* One anonymous member, x on the 64-bit side and y on the 32-bit one, that
+ * moved or changed size: whether a cause is found. */
+static bool anonymous_member(struct classifier *k, const struct anon_ref *x, const struct anon_ref *y)
+{
+	struct flat_member *fl;
+	size_t nf = au_layout_flatten(y->t, &fl);
+	struct compat_cause subject = { .anonymous = true, .anon_kind = y->t->kind,
+					.anon_first = nf ? fl[0].name : NULL };
+	free(fl);
+	bool found = false;
+	if (x->bit_offset != y->bit_offset)
+		found = moved_alignment(k, NULL, subject, false, x->bit_offset, y->bit_offset, type_holds(k, y->t, 0));
+	struct flat_member fm;
+	if (x->t->size != y->t->size && y->t->size % 8 && x->t->size % 8 == 0 && first_fixed8(k, y->t, NULL, &fm)) {
+		/* The alignment stated is 4, as i386 aligns an 8-byte scalar. */
+		struct compat_cause c = subject;
+		c.cause = COMPAT_ALIGN8;
+		c.fact = COMPAT_FACT_ANON_TRAILING_PADDING;
+		c.abi64.size = x->t->size;
+		c.abi32.size = y->t->size;
+		c.decl = decl_of(&fm);
+		c.align32 = 4;
+		add(k, &c, x->bit_offset);
+		found = true;
+	}
+	return found;
+}
+
 /* Anonymous members that moved or changed size: the flattened members
  * inside them only show the consequences. Paired in order, when both
  * sides have as many. */
@@ -500,40 +518,25 @@ static void anonymous_members(struct classifier *k, const struct layout_type *t6
 	size_t n64 = 0, n32 = 0, c64 = 0, c32 = 0;
 	collect_anon(t64, 0, &v64, &n64, &c64, 0);
 	collect_anon(t32, 0, &v32, &n32, &c32, 0);
-	struct arena *a = &k->c->arena;
 	for (size_t i = 0; n64 == n32 && i < n64; i++) {
 		const struct anon_ref *x = &v64[i], *y = &v32[i];
 		if (x->t->kind != y->t->kind || (x->bit_offset == y->bit_offset && x->t->size == y->t->size))
 			continue;
-		struct flat_member *fl;
-		size_t nf = au_layout_flatten(y->t, &fl);
-		const char *label = nf ? au_arena_printf(a, "anonymous %s holding %s", au_layout_kind_name(y->t->kind), fl[0].name)
-				       : au_arena_printf(a, "anonymous %s", au_layout_kind_name(y->t->kind));
-		free(fl);
-		bool found = false;
-		if (x->bit_offset != y->bit_offset)
-			found = moved_alignment(k, NULL, label, false, x->bit_offset, y->bit_offset, type_holds(k, y->t, 0));
-		struct flat_member fm;
-		if (x->t->size != y->t->size && y->t->size % 8 && x->t->size % 8 == 0 && first_fixed8(k, y->t, NULL, &fm)) {
-			add(k, COMPAT_ALIGN8, NULL, NULL, x->bit_offset,
-			    au_arena_printf(a, "%s is %" PRIu64 " bytes (32-bit) vs %" PRIu64 " (64-bit): trailing padding to "
-					    "a multiple of 4, not 8, as %s is aligned to 4 on the 32-bit ABI", label,
-					 y->t->size, x->t->size, decl(a, &fm)));
-			found = true;
-		}
-		if (found)
+		if (anonymous_member(k, x, y))
 			add_range(k, x->bit_offset, x->bit_offset + 8 * x->t->size);
 	}
 	free(v64);
 	free(v32);
 }
 
-static void only_one_side(struct classifier *k, const struct flat_member *fm, bool old, const char *what)
+static void only_one_side(struct classifier *k, const struct flat_member *fm, bool old)
 {
-	struct arena *a = &k->c->arena;
-	add(k, COMPAT_ARCH_IFDEF, fm->name, NULL, fm->bit_offset,
-	    au_arena_printf(a, "%s %s only on the %s ABI (offset %" PRIu64 ", size %" PRIu64 ")", what, decl(a, fm),
-			 abi_of_old(k, old), fm->bit_offset / 8, fm->member->type->size));
+	struct compat_cause x = { .cause = COMPAT_ARCH_IFDEF, .member = fm->name, .fact = COMPAT_FACT_MEMBER_ONE_ABI,
+				  .decl = decl_of(fm), .only_64 = only_on_64(k, old) };
+	struct compat_abi *side = x.only_64 ? &x.abi64 : &x.abi32;
+	side->offset = fm->bit_offset / 8;
+	side->size = fm->member->type->size;
+	add(k, &x, fm->bit_offset);
 }
 
 /* A cause is recorded for the member called name itself, or for a member
@@ -565,98 +568,125 @@ static void nested_member(struct classifier *k, const struct change *ch)
 		add_change(k, f64->name, f64->bit_offset, ch);
 }
 
-static void classify(struct classifier *k, struct type_finding *f)
+/* Pass 1, a common member's change. A member of anonymous type
+ * (union { ... } u) that moved may be misaligned itself; its size is its
+ * contents' business (pass 2). A member that moved inside one already
+ * blamed moved with it. */
+static void member_change(struct classifier *k, const struct change *ch)
 {
-	struct arena *a = &k->c->arena;
-	k->n = 0;
-	k->nranges = 0;
-	k->nmoves = 0;
-	const struct layout_type *t64 = k->old_is_64 ? f->old_type : f->new_type;
-	const struct layout_type *t32 = k->old_is_64 ? f->new_type : f->old_type;
-	if (!f->old_type || !f->new_type) {
-		add(k, COMPAT_ARCH_IFDEF, NULL, NULL, UINT64_MAX,
-		    au_arena_printf(a, "%s is declared only on the %s ABI", f->name, abi_of_old(k, f->old_type != NULL)));
-		goto done;
+	if (au_member_nested(ch->old_member.member) && au_member_nested(ch->new_member.member)) {
+		const struct flat_member *f64 = side64(k, ch);
+		if ((ch->what & DIFF_OFFSET) && !cause_at_or_around(k, f64->name) && moved_align8(k, ch))
+			add_range(k, f64->bit_offset, f64->bit_offset + 8 * f64->member->type->size);
+	} else if (ch->what & (DIFF_SIZE | DIFF_BIT_SIZE | DIFF_TYPE)) {
+		width_cause(k, ch);
+	} else if (!cause_at_or_around(k, side64(k, ch)->name)) {
+		moved_align8(k, ch);
 	}
-	/* Pass 1: every change but the nested members' and the moves. */
-	for (size_t i = 0; i < f->nchanges; i++) {
-		const struct change *ch = &f->changes[i];
-		switch (ch->kind) {
-		case CHANGE_MEMBER:
-			/* A member of anonymous type (union { ... } u) that moved
-			 * may be misaligned itself; its size is its contents'
-			 * business (pass 2). A member that moved inside one
-			 * already blamed moved with it. */
-			if (au_member_nested(ch->old_member.member) && au_member_nested(ch->new_member.member)) {
-				const struct flat_member *f64 = side64(k, ch);
-				if ((ch->what & DIFF_OFFSET) && !cause_at_or_around(k, f64->name) && moved_align8(k, ch))
-					add_range(k, f64->bit_offset, f64->bit_offset + 8 * f64->member->type->size);
-			} else if (ch->what & (DIFF_SIZE | DIFF_BIT_SIZE | DIFF_TYPE)) {
-				width_cause(k, ch);
-			} else if (!cause_at_or_around(k, side64(k, ch)->name)) {
-				moved_align8(k, ch);
-			}
-			break;
-		case CHANGE_EMBEDDED: {
-			const struct flat_member *f64 = side64(k, ch);
-			if (is_time_struct(ch->other))
-				add(k, COMPAT_TIME_WIDTH, f64->name, NULL, f64->bit_offset,
-				    au_arena_printf(a, "member %s is a time type, whose layout differs", decl(a, f64)));
-			else
-				add(k, COMPAT_MEMBER_TYPE, f64->name, ch->other, f64->bit_offset,
-				    au_arena_printf(a, "member %s: %s differs", decl(a, f64), ch->other));
-			break;
-		}
-		case CHANGE_MEMBER_REMOVED:
-		case CHANGE_ALIAS_REMOVED:
-			only_one_side(k, &ch->old_member, true, "member");
-			break;
-		case CHANGE_MEMBER_ADDED:
-		case CHANGE_ALIAS_ADDED:
-			only_one_side(k, &ch->new_member, false, "member");
-			break;
-		case CHANGE_RENAMED:
-			only_one_side(k, &ch->old_member, true, "member");
-			only_one_side(k, &ch->new_member, false, "member");
-			break;
-		case CHANGE_ENUMERATOR_ADDED:
-		case CHANGE_ENUMERATOR_REMOVED: {
-			const struct layout_enumerator *e = ch->old_enum ? ch->old_enum : ch->new_enum;
-			add(k, COMPAT_ARCH_IFDEF, e->name, NULL, UINT64_MAX,
-			    au_arena_printf(a, "enumerator %s only on the %s ABI", e->name, abi_of_old(k, ch->old_enum != NULL)));
-			break;
-		}
-		case CHANGE_SIZE:
-			break;
-		case CHANGE_ENUMERATOR_VALUE: {
-			uint64_t v64 = (uint64_t)(k->old_is_64 ? ch->old_enum : ch->new_enum)->value;
-			uint64_t v32 = (uint64_t)(k->old_is_64 ? ch->new_enum : ch->old_enum)->value;
-			/* _IOR(...) and friends encode the size of their type in
-			 * bits 16-29: the type's size differs, not the request. */
-			if (((v64 ^ v32) & ~(uint64_t)0x3fff0000) == 0)
-				add(k, COMPAT_OTHER, ch->old_enum->name, NULL, UINT64_MAX,
-				    au_arena_printf(a, "enumerator %s is %#" PRIx64 " (64-bit) vs %#" PRIx64 " (32-bit): an "
-						    "ioctl number whose size field differs (%" PRIu64 " vs %" PRIu64 " bytes)",
-						 ch->old_enum->name, v64, v32, v64 >> 16 & 0x3fff, v32 >> 16 & 0x3fff));
-			else
-				add_change(k, ch->old_enum->name, UINT64_MAX, ch);
-			break;
-		}
-		case CHANGE_CONSTANT_VALUE:
-		case CHANGE_CONSTANT_MOVED:
-			/* A #define the two ABIs evaluate differently (sizeof,
-			 * __BITS_PER_LONG): informational, as ioctl numbers are. */
-			add_change(k, NULL, UINT64_MAX, ch);
-			break;
-		case CHANGE_KIND:
-		case CHANGE_ALIGNMENT:
-		case CHANGE_ODR_CONFLICT: {
-			const char *member = ch->kind == CHANGE_ENUMERATOR_VALUE ? ch->old_enum->name : NULL;
-			add_change(k, member, UINT64_MAX, ch);
-			break;
-		}
-		}
+}
+
+/* A member whose named type differs itself. */
+static void embedded_change(struct classifier *k, const struct change *ch)
+{
+	const struct flat_member *f64 = side64(k, ch);
+	bool time = is_time_struct(ch->other);
+	add(k, &(struct compat_cause){ .cause = time ? COMPAT_TIME_WIDTH : COMPAT_MEMBER_TYPE, .member = f64->name,
+				       .type = time ? NULL : ch->other, .fact = COMPAT_FACT_EMBEDDED,
+				       .decl = decl_of(f64) },
+	    f64->bit_offset);
+}
+
+static void enumerator_one_side(struct classifier *k, const struct change *ch)
+{
+	const struct layout_enumerator *e = ch->old_enum ? ch->old_enum : ch->new_enum;
+	add(k, &(struct compat_cause){ .cause = COMPAT_ARCH_IFDEF, .member = e->name, .fact = COMPAT_FACT_ENUMERATOR_ONE_ABI,
+				       .only_64 = only_on_64(k, ch->old_enum != NULL) },
+	    UINT64_MAX);
+}
+
+static void enumerator_value(struct classifier *k, const struct change *ch)
+{
+	uint64_t v64 = (uint64_t)(k->old_is_64 ? ch->old_enum : ch->new_enum)->value;
+	uint64_t v32 = (uint64_t)(k->old_is_64 ? ch->new_enum : ch->old_enum)->value;
+	/* _IOR(...) and friends encode the size of their type in
+	 * bits 16-29: the type's size differs, not the request. */
+	if (((v64 ^ v32) & ~(uint64_t)0x3fff0000) == 0)
+		add(k, &(struct compat_cause){ .cause = COMPAT_OTHER, .member = ch->old_enum->name,
+					       .fact = COMPAT_FACT_IOCTL_SIZE,
+					       .abi64 = { .value = v64, .size = v64 >> 16 & 0x3fff },
+					       .abi32 = { .value = v32, .size = v32 >> 16 & 0x3fff } },
+		    UINT64_MAX);
+	else
+		add_change(k, ch->old_enum->name, UINT64_MAX, ch);
+}
+
+/* Pass 1: every change but the nested members' and the moves. */
+static void classify_change(struct classifier *k, const struct change *ch)
+{
+	switch (ch->kind) {
+	case CHANGE_MEMBER:
+		member_change(k, ch);
+		break;
+	case CHANGE_EMBEDDED:
+		embedded_change(k, ch);
+		break;
+	case CHANGE_MEMBER_REMOVED:
+	case CHANGE_ALIAS_REMOVED:
+		only_one_side(k, &ch->old_member, true);
+		break;
+	case CHANGE_MEMBER_ADDED:
+	case CHANGE_ALIAS_ADDED:
+		only_one_side(k, &ch->new_member, false);
+		break;
+	case CHANGE_RENAMED:
+		only_one_side(k, &ch->old_member, true);
+		only_one_side(k, &ch->new_member, false);
+		break;
+	case CHANGE_ENUMERATOR_ADDED:
+	case CHANGE_ENUMERATOR_REMOVED:
+		enumerator_one_side(k, ch);
+		break;
+	case CHANGE_SIZE:
+		break;
+	case CHANGE_ENUMERATOR_VALUE:
+		enumerator_value(k, ch);
+		break;
+	case CHANGE_CONSTANT_VALUE:
+	case CHANGE_CONSTANT_MOVED:
+		/* A #define the two ABIs evaluate differently (sizeof,
+		 * __BITS_PER_LONG): informational, as ioctl numbers are. */
+		add_change(k, NULL, UINT64_MAX, ch);
+		break;
+	case CHANGE_KIND:
+	case CHANGE_ALIGNMENT:
+	case CHANGE_ODR_CONFLICT:
+		add_change(k, NULL, UINT64_MAX, ch);
+		break;
 	}
+}
+
+/* Pass 3: a member that only moved needs a cause before it. */
+static void unexplained_move(struct classifier *k, const struct change *ch)
+{
+	const struct flat_member *f64 = side64(k, ch), *f32 = side32(k, ch);
+	bool explained = cause_at_or_around(k, f64->name);
+	for (size_t j = 0; j < k->nranges && !explained; j++)
+		explained = k->ranges[j][0] <= f64->bit_offset && f64->bit_offset < k->ranges[j][1];
+	for (size_t j = 0; j < k->n && !explained; j++)
+		explained = k->where[j] == UINT64_MAX || k->where[j] < f64->bit_offset || k->where[j] < f32->bit_offset;
+	if (!explained)
+		add(k, &(struct compat_cause){ .cause = COMPAT_OTHER, .member = f64->name,
+					       .fact = COMPAT_FACT_UNEXPLAINED_MOVE, .decl = decl_of(f64),
+					       .abi64.offset = f64->bit_offset / 8, .abi32.offset = f32->bit_offset / 8 },
+		    f64->bit_offset);
+}
+
+/* The causes of a type both ABIs have (t64 and t32). */
+static void classify_common(struct classifier *k, const struct type_finding *f, const struct layout_type *t64,
+			    const struct layout_type *t32)
+{
+	for (size_t i = 0; i < f->nchanges; i++)
+		classify_change(k, &f->changes[i]);
 	if (t64->kind != LAYOUT_ENUM && t32->kind != LAYOUT_ENUM)
 		anonymous_members(k, t64, t32);
 	/* Pass 2: nested members, whose contents have had their say. */
@@ -670,35 +700,34 @@ static void classify(struct classifier *k, struct type_finding *f)
 	 * the size a multiple of 8); else the members' causes say it all. */
 	if (t64->size != t32->size && t64->kind != LAYOUT_ENUM && t32->kind != LAYOUT_ENUM)
 		trailing_align8(k, t64, t32, NULL, 8 * t64->size);
-	/* Pass 3: a member that only moved needs a cause before it. */
 	for (size_t i = 0; i < f->nchanges; i++) {
 		const struct change *ch = &f->changes[i];
-		if (ch->kind != CHANGE_MEMBER || ch->what != DIFF_OFFSET)
-			continue;
-		const struct flat_member *f64 = side64(k, ch), *f32 = side32(k, ch);
-		bool explained = cause_at_or_around(k, f64->name);
-		for (size_t j = 0; j < k->nranges && !explained; j++)
-			explained = k->ranges[j][0] <= f64->bit_offset && f64->bit_offset < k->ranges[j][1];
-		for (size_t j = 0; j < k->n && !explained; j++)
-			explained = k->where[j] == UINT64_MAX || k->where[j] < f64->bit_offset ||
-				    k->where[j] < f32->bit_offset;
-		if (!explained)
-			add(k, COMPAT_OTHER, f64->name, NULL, f64->bit_offset,
-			    au_arena_printf(a, "member %s at %" PRIu64 " (32-bit) vs %" PRIu64 " (64-bit), and nothing "
-					    "before it explains the move", decl(a, f64), f32->bit_offset / 8,
-					 f64->bit_offset / 8));
+		if (ch->kind == CHANGE_MEMBER && ch->what == DIFF_OFFSET)
+			unexplained_move(k, ch);
 	}
 	if (t64->size != t32->size && k->n == 0)
-		add(k, COMPAT_OTHER, NULL, NULL, UINT64_MAX,
-		    au_arena_printf(a, "size %" PRIu64 " (64-bit) vs %" PRIu64 " (32-bit), with no member to blame",
-				 t64->size, t32->size));
-done:
+		add(k, &(struct compat_cause){ .cause = COMPAT_OTHER, .fact = COMPAT_FACT_UNEXPLAINED_SIZE,
+					       .abi64.size = t64->size, .abi32.size = t32->size },
+		    UINT64_MAX);
+}
+
+static void classify(struct classifier *k, struct type_finding *f)
+{
+	k->n = 0;
+	k->nranges = 0;
+	k->nmoves = 0;
+	if (!f->old_type || !f->new_type)
+		add(k, &(struct compat_cause){ .cause = COMPAT_ARCH_IFDEF, .fact = COMPAT_FACT_TYPE_ONE_ABI,
+					       .type_name = f->name, .only_64 = only_on_64(k, f->old_type != NULL) },
+		    UINT64_MAX);
+	else
+		classify_common(k, f, k->old_is_64 ? f->old_type : f->new_type, k->old_is_64 ? f->new_type : f->old_type);
 	if (k->n == 0 && f->nchanges)
 		add_change(k, NULL, UINT64_MAX, &f->changes[0]);
 	else if (k->n == 0)
-		add(k, COMPAT_OTHER, NULL, NULL, UINT64_MAX, "the layouts differ");
+		add(k, &(struct compat_cause){ .cause = COMPAT_OTHER, .fact = COMPAT_FACT_LAYOUTS_DIFFER }, UINT64_MAX);
 	f->ncauses = k->n;
-	f->causes = au_arena_memdup(a, k->buf, k->n * sizeof(*k->buf));
+	f->causes = au_arena_memdup(&k->c->arena, k->buf, k->n * sizeof(*k->buf));
 }
 
 void au_compat_classify(struct comparison *c, const struct layout_model *old_model,

@@ -22,14 +22,68 @@ enum compat_cause_kind {
 	COMPAT_CAUSE_COUNT
 };
 
+/* What a cause found, and so which of its facts below are set. compat.c
+ * records facts only; the reporters word them (report_compat.c). */
+enum compat_fact {
+	COMPAT_FACT_CHANGE,             /* change: one of the comparer's changes, worded as any */
+	COMPAT_FACT_TYPE_ONE_ABI,       /* type_name is declared on one ABI only (only_64) */
+	COMPAT_FACT_MEMBER_ONE_ABI,     /* decl is on one ABI only (only_64): that ABI's offset and size */
+	COMPAT_FACT_ENUMERATOR_ONE_ABI, /* the enumerator member is on one ABI only (only_64) */
+	COMPAT_FACT_MEMBER_WIDTH,       /* decl's width is the cause's: sizes, declared types, array, via */
+	COMPAT_FACT_ANON_MEMBER_WIDTH,  /* decl is of an anonymous type whose member inner is the cause's: sizes */
+	COMPAT_FACT_MEMBER_TYPE_SIZE,   /* decl's type (type) differs itself: sizes */
+	COMPAT_FACT_ARRAY_LENGTH,       /* decl is an array whose length each ABI computes: declared types, sizes */
+	COMPAT_FACT_DECLARED_PER_ABI,   /* decl is declared as another type on each ABI: declared types, sizes */
+	COMPAT_FACT_TYPEDEF_PER_ABI,    /* decl's typedef ends in another type on each ABI: chains, sizes */
+	COMPAT_FACT_MEMBER_SIZE,        /* decl's size differs, and no more is known: declared types, sizes */
+	COMPAT_FACT_MOVED,              /* decl (or an anonymous member) at an offset no multiple of 8 on the
+					 * 32-bit ABI: offsets, align32, itself */
+	COMPAT_FACT_TRAILING_PADDING,   /* the type's size (or the nested member within's) shrank as decl is
+					 * aligned to align32 on the 32-bit ABI: sizes */
+	COMPAT_FACT_ANON_TRAILING_PADDING, /* the same for an anonymous member: sizes, decl, align32 */
+	COMPAT_FACT_EMBEDDED,           /* decl's type differs itself (type; a time type for time-width) */
+	COMPAT_FACT_IOCTL_SIZE,         /* the enumerator member is an ioctl number whose size field differs:
+					 * values, sizes (the size fields) */
+	COMPAT_FACT_UNEXPLAINED_MOVE,   /* decl moved (offsets) and nothing before it explains it */
+	COMPAT_FACT_UNEXPLAINED_SIZE,   /* the type's sizes differ, with no member to blame */
+	COMPAT_FACT_LAYOUTS_DIFFER,     /* nothing more is known */
+};
+
+/* One ABI's figures of a fact. */
+struct compat_abi {
+	uint64_t size;          /* bytes: the member's, type's or anonymous member's; an ioctl number's size field */
+	uint64_t offset;        /* bytes: the member's or anonymous member's */
+	uint64_t value;         /* an enumerator's */
+	const char *declared;   /* the member's type as declared ("__u64", "char[16]", "void *"), or NULL */
+	const char *chain;      /* its typedef chain ("__kernel_long_t>long"), or NULL */
+};
+
+/* A member as a header declares it ("__u64 x", "char name[16]"). */
+struct compat_decl {
+	const char *type;       /* its type's name ("char[16]"), or NULL when unknown */
+	const char *name;       /* its path */
+};
+
 struct compat_cause {
 	enum compat_cause_kind cause;
 	const char *member;     /* the member's path (u.p.x), or NULL for the type as a whole */
 	const char *type;       /* member-type: the member's type ("struct foo"), else NULL */
-	const char *detail;     /* one line for people, or NULL when change says it */
-	/* A change with no more specific cause ("other"): the reporters word
-	 * it as they word any change; NULL when detail is set. */
+	enum compat_fact fact;
+	/* COMPAT_FACT_CHANGE: a change with no more specific cause ("other"). */
 	const struct change *change;
+	struct compat_decl decl;
+	struct compat_abi abi64, abi32;
+	const char *type_name;  /* TYPE_ONE_ABI: the type */
+	bool only_64;           /* *_ONE_ABI: the ABI that has it is the 64-bit one, else the 32-bit one */
+	bool array;             /* MEMBER_WIDTH: the member is an array (of pointers, of long) */
+	const char *via;        /* MEMBER_WIDTH: the typedef chain the width comes through, or NULL */
+	const char *inner;      /* ANON_MEMBER_WIDTH: the anonymous type's member to blame */
+	bool anonymous;         /* MOVED, ANON_TRAILING_PADDING: an anonymous member, not decl, moved or shrank */
+	enum layout_kind anon_kind;   /* ... its kind */
+	const char *anon_first; /* ... its first member's name, or NULL when it has none */
+	const char *within;     /* TRAILING_PADDING: the nested member whose type shrank, NULL for the type */
+	bool itself;            /* MOVED: the member is itself an 8-byte type (else it holds one) */
+	unsigned align32;       /* MOVED, *TRAILING_PADDING: the alignment on the 32-bit ABI */
 };
 
 struct compat_summary {

@@ -630,6 +630,63 @@ static void minimal_line_table(unsigned char out[29], bool be)
 	out[28] = 0;                      /* no file names */
 }
 
+/* A section of the strings-only copy: its name (appended to the name
+ * table), type, flags and contents; buf NULL for the name table itself, as
+ * it is once its own name is in. */
+struct section_spec {
+	const char *name;
+	GElf_Word type;
+	GElf_Xword flags, entsize, align;
+	void *buf;
+	size_t size;
+};
+
+/* Adds the section s to out; NULL (libelf's error set) when it cannot. */
+static Elf_Scn *new_section(Elf *out, struct growbuf *names, const struct section_spec *s)
+{
+	Elf_Scn *o = elf_newscn(out);
+	Elf_Data *d = o ? elf_newdata(o) : NULL;
+	GElf_Shdr osh;
+	if (!d || !gelf_getshdr(o, &osh))
+		return NULL;
+	size_t at = grow_append(names, s->name, strlen(s->name) + 1, 1);
+	d->d_buf = s->buf ? s->buf : names->data;
+	d->d_size = s->buf ? s->size : names->len;
+	d->d_type = ELF_T_BYTE;
+	d->d_align = s->align;
+	osh.sh_name = (uint32_t)at;
+	osh.sh_type = s->type;
+	osh.sh_flags = s->flags;
+	osh.sh_entsize = s->entsize;
+	osh.sh_addralign = s->align;
+	gelf_update_shdr(o, &osh);
+	return o;
+}
+
+/* The supplement's debug sections (compressed ones too) into out, as they are. */
+static struct au_error *copy_debug_sections(const char *path, const char *alt_path, Elf *elf, size_t shstrndx,
+					    Elf *out, struct growbuf *names)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (!n)
+			return au_error_format("%s: its dwz supplement %s has a corrupt section table: %s", path, alt_path,
+					       elf_errmsg(-1));
+		if ((strncmp(n, ".debug_", 7) != 0 && strncmp(n, ".zdebug_", 8) != 0) || sh.sh_type == SHT_NOBITS)
+			continue;
+		Elf_Data *src = elf_rawdata(scn, NULL);
+		struct section_spec spec = { .name = n, .type = sh.sh_type, .flags = sh.sh_flags, .entsize = sh.sh_entsize,
+					     .align = sh.sh_addralign ? sh.sh_addralign : 1,
+					     .buf = src ? src->d_buf : NULL, .size = src ? src->d_size : 0 };
+		if (!src || !new_section(out, names, &spec))
+			return au_error_format("%s: its dwz supplement %s: section %s unreadable: %s", path, alt_path, n,
+					       elf_errmsg(-1));
+	}
+	return NULL;
+}
+
 /* A private copy (a memfd) of the strings-only supplement elf: its debug
  * sections as they are (compressed ones too), a minimal .debug_line added,
  * and a section name table; no program headers, nothing else. *ret_fd and
@@ -662,79 +719,17 @@ static struct au_error *strings_only_copy(const char *path, const char *alt_path
 	oh.e_machine = eh.e_machine;
 	oh.e_version = EV_CURRENT;
 	oh.e_flags = eh.e_flags;
-	Elf_Scn *scn = NULL;
-	for (int pass = 0; pass < 2 && !err; pass++) {
-		/* Pass 0: the debug sections; pass 1: .debug_line. */
-		while (pass == 0 && (scn = elf_nextscn(elf, scn))) {
-			GElf_Shdr sh;
-			const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
-			if (!n) {
-				err = au_error_format("%s: its dwz supplement %s has a corrupt section table: %s", path,
-						      alt_path, elf_errmsg(-1));
-				break;
-			}
-			if ((strncmp(n, ".debug_", 7) != 0 && strncmp(n, ".zdebug_", 8) != 0) || sh.sh_type == SHT_NOBITS)
-				continue;
-			Elf_Data *src = elf_rawdata(scn, NULL);
-			Elf_Scn *o = elf_newscn(out);
-			Elf_Data *d = o ? elf_newdata(o) : NULL;
-			GElf_Shdr osh;
-			if (!src || !d || !gelf_getshdr(o, &osh)) {
-				err = au_error_format("%s: its dwz supplement %s: section %s unreadable: %s", path,
-						      alt_path, n, elf_errmsg(-1));
-				break;
-			}
-			d->d_buf = src->d_buf;
-			d->d_size = src->d_size;
-			d->d_type = ELF_T_BYTE;
-			d->d_align = sh.sh_addralign ? sh.sh_addralign : 1;
-			osh.sh_name = (uint32_t)grow_append(&names, n, strlen(n) + 1, 1);
-			osh.sh_type = sh.sh_type;
-			osh.sh_flags = sh.sh_flags;
-			osh.sh_entsize = sh.sh_entsize;
-			osh.sh_addralign = d->d_align;
-			gelf_update_shdr(o, &osh);
-		}
-		if (pass == 1) {
-			Elf_Scn *o = elf_newscn(out);
-			Elf_Data *d = o ? elf_newdata(o) : NULL;
-			GElf_Shdr osh;
-			if (!d || !gelf_getshdr(o, &osh)) {
-				err = au_error_format("%s: cannot copy its dwz supplement %s: %s", path, alt_path,
-						      elf_errmsg(-1));
-				break;
-			}
-			d->d_buf = line;
-			d->d_size = sizeof(line);
-			d->d_type = ELF_T_BYTE;
-			d->d_align = 1;
-			osh.sh_name = (uint32_t)grow_append(&names, ".debug_line", sizeof(".debug_line"), 1);
-			osh.sh_type = SHT_PROGBITS;
-			osh.sh_addralign = 1;
-			gelf_update_shdr(o, &osh);
-		}
-	}
+	err = copy_debug_sections(path, alt_path, elf, shstrndx, out, &names);
+	const struct section_spec line_spec = { .name = ".debug_line", .type = SHT_PROGBITS, .align = 1, .buf = line,
+						.size = sizeof(line) };
+	const struct section_spec names_spec = { .name = ".shstrtab", .type = SHT_STRTAB, .align = 1 };
+	Elf_Scn *names_scn = NULL;
+	if (!err && (!new_section(out, &names, &line_spec) || !(names_scn = new_section(out, &names, &names_spec))))
+		err = au_error_format("%s: cannot copy its dwz supplement %s: %s", path, alt_path, elf_errmsg(-1));
 	if (!err) {
-		Elf_Scn *o = elf_newscn(out);
-		Elf_Data *d = o ? elf_newdata(o) : NULL;
-		GElf_Shdr osh;
-		size_t at = grow_append(&names, ".shstrtab", sizeof(".shstrtab"), 1);
-		if (!d || !gelf_getshdr(o, &osh)) {
+		oh.e_shstrndx = (uint16_t)elf_ndxscn(names_scn);
+		if (!gelf_update_ehdr(out, &oh) || elf_update(out, ELF_C_WRITE) < 0)
 			err = au_error_format("%s: cannot copy its dwz supplement %s: %s", path, alt_path, elf_errmsg(-1));
-		} else {
-			d->d_buf = names.data;
-			d->d_size = names.len;
-			d->d_type = ELF_T_BYTE;
-			d->d_align = 1;
-			osh.sh_name = (uint32_t)at;
-			osh.sh_type = SHT_STRTAB;
-			osh.sh_addralign = 1;
-			gelf_update_shdr(o, &osh);
-			oh.e_shstrndx = (uint16_t)elf_ndxscn(o);
-			if (!gelf_update_ehdr(out, &oh) || elf_update(out, ELF_C_WRITE) < 0)
-				err = au_error_format("%s: cannot copy its dwz supplement %s: %s", path, alt_path,
-						      elf_errmsg(-1));
-		}
 	}
 out:
 	elf_end(out);

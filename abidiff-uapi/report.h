@@ -25,6 +25,10 @@ void au_report_diff_junit(FILE *out, const struct comparison *c, const struct la
  * JSON string literal (names from a corrupt file may hold any byte). */
 void au_report_change_text(FILE *out, const struct change *ch);
 void au_report_json_string(FILE *out, const char *s);
+/* --compat: one cause of a finding in words (no newline), from the facts
+ * compat.c recorded (report_compat.c: the one place that words them). */
+struct compat_cause;
+void au_report_compat_cause_text(FILE *out, const struct compat_cause *x);
 /* A constant's value as C would spell it: 16, 4294967295U-style numbers as
  * decimal with their hex, strings as a C literal. */
 void au_report_constant_text(FILE *out, const struct layout_constant *k);

@@ -214,6 +214,21 @@ static void change_text_json(FILE *out, const struct change *ch)
 	free(text);
 }
 
+/* --compat: a cause in words, as a JSON string. */
+static void compat_cause_json(FILE *out, const struct compat_cause *x)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+	if (!f)
+		au_out_of_memory();
+	au_report_compat_cause_text(f, x);
+	if (fclose(f) != 0)
+		au_out_of_memory();
+	au_report_json_string(out, text);
+	free(text);
+}
+
 /* --compat: the top-level fields. */
 static void compat_summary_json(FILE *out, const struct comparison *c)
 {
@@ -241,10 +256,7 @@ static void causes_json(FILE *out, const struct type_finding *f)
 			au_report_json_string(out, x->type);
 		}
 		fputs(",\"detail\":", out);
-		if (x->change)
-			change_text_json(out, x->change);
-		else
-			au_report_json_string(out, x->detail);
+		compat_cause_json(out, x);
 		fputc('}', out);
 	}
 	fputc(']', out);

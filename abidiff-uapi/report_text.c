@@ -320,10 +320,7 @@ static void causes_text(FILE *out, const struct type_finding *f)
 	for (size_t i = 0; i < f->ncauses; i++) {
 		const struct compat_cause *x = &f->causes[i];
 		fprintf(out, "  cause: %s: ", au_compat_cause_name(x->cause));
-		if (x->change)
-			au_report_change_text(out, x->change);
-		else
-			fputs(x->detail, out);
+		au_report_compat_cause_text(out, x);
 		fputc('\n', out);
 	}
 }
