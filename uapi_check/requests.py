@@ -29,7 +29,7 @@ CHECK = {"drift": "drift", "series-c": "c-layout-unchanged", "series-cxx": "cxx-
 
 def cache_key(unit_obj, compiler_version, flags):
     """The main unit's object is a deterministic function of its headers, compiler and flags."""
-    return object_key(unit_obj, compiler_version, *flags, "ioctls-v1")
+    return object_key(unit_obj, compiler_version, *flags, "ioctls-v2")
 
 
 _LOCKS = {}
