@@ -47,6 +47,7 @@ Command line (the printer, for a person to compare with):
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -100,10 +101,12 @@ def _normalize(text):
     return " ".join(text.split())
 
 
+@functools.lru_cache(maxsize=None)
 def _request_arg(expansion):
     """For an expansion that is one _IOC request (outer parentheses aside): (True, the type of
     its size argument or None). (False, None) for anything else, such as an expression that
-    only uses a request (`FOO & 0xff`) or _IOC_NR(...)."""
+    only uses a request (`FOO & 0xff`) or _IOC_NR(...). Remembered per text: the C and C++
+    units of a side, and the two sides, share nearly all their expansions."""
     body = _strip_parens(expansion)
     if not body.startswith(_IOC_MARK) or body.count(_IOC_MARK) != 1:
         return False, None
