@@ -34,6 +34,7 @@ content key and atomic rename only (util.publish_dir, util.write_atomic).
 Environment: CC and CXX name the compilers (default gcc and g++).
 """
 import argparse
+import concurrent.futures
 import contextlib
 import dataclasses
 import json
@@ -60,7 +61,7 @@ from .layouts import step_layouts
 from .judge import evaluate_checks
 from .matrix import comparison_coverage, step_compare
 from .model import Options, Report
-from .requests import step_requests
+from .requests import start_requests, step_requests
 from .show import run as run_show
 from .render import render_text, size_differences, summary_rows, terminal_summary
 from .trees import header_changes, step_trees
@@ -218,11 +219,17 @@ def check(opts, progress, started):
     headers = step_headers(opts, compilers, trees, progress)
     units = step_units(opts, compilers, trees, headers, progress)
     extra = step_extra_units(opts, compilers, trees, headers, units, progress)
-    defines = step_constants(opts, compilers, trees, units, extra, progress) if opts.constants else {}
-    progress.step("step 4: abidiff-uapi over the comparison matrix")
-    tool = ensure_tool(progress)
-    comparisons = step_compare(opts, tool, extra, progress)
-    ioctls_skipped = step_requests(opts, compilers, trees, units, comparisons, tool, progress)
+    # Step 4b's ioctl units need only the units: built beside steps 3c and 4 (requests.py).
+    requests = start_requests(opts, compilers, trees, units)
+    try:
+        defines = step_constants(opts, compilers, trees, units, extra, progress) if opts.constants else {}
+        progress.step("step 4: abidiff-uapi over the comparison matrix")
+        tool = ensure_tool(progress)
+        comparisons = step_compare(opts, tool, extra, progress)
+        ioctls_skipped = step_requests(opts, compilers, trees, units, comparisons, tool, progress, requests)
+    finally:
+        # On an error elsewhere, the ioctl units are not left compiling into a folder in use.
+        concurrent.futures.wait([requests])
     coverage = comparison_coverage(units, headers, comparisons)
     accepted = apply_waivers(comparisons, waivers, baseline)
     if any(accepted.values()):

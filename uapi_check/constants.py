@@ -35,6 +35,7 @@ Command line (the printer, for a person to compare with):
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -72,6 +73,7 @@ class Constant:
     text: str = ""        # its expansion, as the preprocessor gave it (whitespace folded)
 
 
+@functools.lru_cache(maxsize=None)
 def _balanced_text(text):
     depth = 0
     for ch in text:
@@ -130,7 +132,13 @@ def self_contained(k: Constant) -> bool:
     `"nl80211"`): then its value, and whether it is a constant at all, follow from its text, the
     language, the compiler and the flags alone, and it compiles without the headers
     (compile_self_contained). Nine in ten of a UAPI's constants are such."""
-    return not _WORD.search(_LITERAL.sub(" ", k.text))
+    return _names_nothing(k.text)
+
+
+@functools.lru_cache(maxsize=None)
+def _names_nothing(text):
+    """self_contained's test, remembered per text (the C and C++ units share nearly all)."""
+    return not _WORD.search(_LITERAL.sub(" ", text))
 
 
 def compile_self_contained(cc: str, flags: list[str], constants: list[Constant], include_dir: str,

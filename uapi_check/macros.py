@@ -115,6 +115,18 @@ def _macro_definitions(text, include_dir, function_like=None):
     expression and counted with str.count, in C (the text is a few MB per unit)."""
     root = os.path.realpath(include_dir) + os.sep
     defs, where = {}, {}
+    dirs = {}
+
+    def realpath(path):
+        """os.path.realpath, with each directory resolved once (a unit reads 2,000 files in
+        about a hundred directories); a file that is itself a link is resolved whole."""
+        if os.path.islink(path):
+            return os.path.realpath(path)
+        d, base = os.path.split(path)
+        if d not in dirs:
+            dirs[d] = os.path.realpath(d)
+        return os.path.join(dirs[d], base)
+
     cur_file = None
     marker_line, marker_index = 0, 0   # a linemarker's number, and its line's index in text
     index, pos = 0, 0                  # the index of the line that starts at text[pos]
@@ -132,7 +144,7 @@ def _macro_definitions(text, include_dir, function_like=None):
                 name = d.group(1)
                 if name not in defs:
                     if cur_file not in where:
-                        real = os.path.realpath(re.sub(r"\\(.)", r"\1", cur_file))
+                        real = realpath(re.sub(r"\\(.)", r"\1", cur_file))
                         where[cur_file] = real[len(root):] if real.startswith(root) else None
                     if where[cur_file]:
                         defs[name] = (where[cur_file], marker_line + index - marker_index - 1)
@@ -142,7 +154,7 @@ def _macro_definitions(text, include_dir, function_like=None):
                 defs.pop(d.group(1), None)  # redefined as a function-like macro
                 if cur_file and function_like is not None:
                     if cur_file not in where:
-                        real = os.path.realpath(re.sub(r"\\(.)", r"\1", cur_file))
+                        real = realpath(re.sub(r"\\(.)", r"\1", cur_file))
                         where[cur_file] = real[len(root):] if real.startswith(root) else None
                     if where[cur_file]:
                         function_like[d.group(1)] = where[cur_file]

@@ -11,6 +11,7 @@ What a changed number means comes from the tool's severities, never from decodin
 - the series and C/C++ comparisons: any difference fails (C++ before/after only notes it, as for
   layouts: the cross comparisons check that C++ ends up equal to C).
 """
+import concurrent.futures
 import json
 import os
 import shutil
@@ -29,7 +30,7 @@ CHECK = {"drift": "drift", "series-c": "c-layout-unchanged", "series-cxx": "cxx-
 
 def cache_key(unit_obj, compiler_version, flags):
     """The main unit's object is a deterministic function of its headers, compiler and flags."""
-    return object_key(unit_obj, compiler_version, *flags, "ioctls-v1")
+    return object_key(unit_obj, compiler_version, *flags, "ioctls-v2")
 
 
 _LOCKS = {}
@@ -109,10 +110,11 @@ def judge_number(comp, name, change, ioctl):
     return finding, record
 
 
-def step_requests(opts, compilers, trees, units, comparisons, tool, progress):
-    """Step 4b: number every unit's ioctls, compare them per base comparison, add the findings."""
-    progress.step("step 4b: ioctl request numbers, computed by the compiler, read back from DWARF")
-    built = {}
+def build_requests(opts, compilers, trees, units):
+    """The ioctl units of step 4b, before any comparison: ({unit key: build_ioctl_unit's result},
+    [progress lines]). It needs only the units, so the driver runs it beside steps 3c and 4
+    (start_requests): on two cores the C++ side of each step leaves one idle."""
+    built, lines = {}, []
 
     def one(key):
         u = units[key]
@@ -125,8 +127,26 @@ def step_requests(opts, compilers, trees, units, comparisons, tool, progress):
         keys = sorted(k for k in units if (units[k].rev == "after") == after)
         for key, result in zip(keys, parallel(opts.jobs, one, keys)):
             built[key] = result
-            progress.step(f"  {key}: {len(result[1])} ioctl numbers"
-                          + (f", {len(result[2])} that do not compile in the unit" if result[2] else ""))
+            lines.append(f"  {key}: {len(result[1])} ioctl numbers"
+                         + (f", {len(result[2])} that do not compile in the unit" if result[2] else ""))
+    return built, lines
+
+
+def start_requests(opts, compilers, trees, units):
+    """build_requests in a thread of its own; step_requests takes its result."""
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(build_requests, opts, compilers, trees, units)
+    pool.shutdown(wait=False)
+    return future
+
+
+def step_requests(opts, compilers, trees, units, comparisons, tool, progress, started=None):
+    """Step 4b: number every unit's ioctls, compare them per base comparison, add the findings.
+    started: start_requests' future, when the ioctl units are being built already."""
+    progress.step("step 4b: ioctl request numbers, computed by the compiler, read back from DWARF")
+    built, lines = started.result() if started else build_requests(opts, compilers, trees, units)
+    for line in lines:
+        progress.step(line)
     skipped = {k: v[2] for k, v in built.items() if v[2]}
     for comp in comparisons.values():
         if comp.base:

@@ -1,18 +1,20 @@
 """Step 1: the two trees (a pristine tree and a copy with the series applied, or two trees for
 drift), and `make headers_install` for both, out of tree and cached."""
 import contextlib
+import filecmp
 import glob
 import hashlib
 import os
 import re
 import shutil
+import stat
 import tempfile
 
 from .arch import ARCHES, DEFAULT as DEFAULT_ARCH
 from .config import REVS, ROOT, STATE, cache_dir
 from .model import HeaderChange, Revision, Series, Trees
 from .git import Repo, sides, describe, needed
-from .util import Fatal, file_lock, parallel, publish_dir, run, run_or_die
+from .util import Fatal, file_lock, parallel, publish_dir, run, run_or_die, write_atomic
 
 
 def resolve_tree(spec, headers_only=True):
@@ -165,11 +167,127 @@ def _headers_install(tree, key, jobs, work, arch, build_in_tree):
 
 
 def copy_headers(src, out, name):
-    """Copy installed headers to <out>/include/NAME, so the out dir is self-contained."""
-    dest = os.path.join(out, "include", name)
-    shutil.rmtree(dest, ignore_errors=True)
-    shutil.copytree(src, dest)
+    """The installed headers in <out>/include/NAME, so the out dir is self-contained: hard links to
+    the install's files (a cache entry: published whole, never written in place), or copies where
+    no link can be made (another file system). What the directory holds already stays where it is
+    the same file: only changed, added and removed headers are written (an unlink costs about as
+    much as a link, and a whole UAPI has a thousand headers). A per-commit check's before side is
+    the last check's after side: when another directory of <out>/include came from src (its
+    stamp, .NAME.source, says so), the two directories trade names first."""
+    inc = os.path.join(out, "include")
+    dest = os.path.join(inc, name)
+    os.makedirs(inc, exist_ok=True)
+    origin = os.path.realpath(src)
+    if _source(inc, name) != origin:
+        other = next((d for d in sorted(os.listdir(inc)) if d != name and not d.startswith(".")
+                      and os.path.isdir(os.path.join(inc, d)) and _source(inc, d) == origin), None)
+        if other:
+            _swap(inc, name, other)
+    _set_source(inc, name, None)     # while it changes, no stamp: nobody trades for it
+    headers = _sync(src, dest)
+    _set_source(inc, name, origin)
+    _LISTED[os.path.realpath(dest)] = headers
     return dest
+
+
+_LISTED = {}    # include dir written by copy_headers -> its list_headers (nothing else writes there)
+
+
+def _stamp(inc, name):
+    return os.path.join(inc, f".{name}.source")
+
+
+def _source(inc, name):
+    """The install an include dir of <out> was last synced from (copy_headers), or None."""
+    try:
+        with open(_stamp(inc, name)) as f:
+            return f.read() or None
+    except OSError:
+        return None
+
+
+def _set_source(inc, name, origin):
+    if origin is None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(_stamp(inc, name))
+    else:
+        write_atomic(_stamp(inc, name), origin)
+
+
+def _swap(inc, a, b):
+    """Trade the names of two include dirs of <out> (and their stamps); a may not exist."""
+    pa, pb = os.path.join(inc, a), os.path.join(inc, b)
+    sa, sb = _source(inc, a), _source(inc, b)
+    _set_source(inc, a, None)
+    _set_source(inc, b, None)
+    if os.path.isdir(pa) and not os.path.islink(pa):
+        tmp = os.path.join(inc, f".{a}.swap")
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.rename(pa, tmp)
+        os.rename(pb, pa)
+        os.rename(tmp, pb)
+        _set_source(inc, b, sa)
+    else:
+        if os.path.lexists(pa):
+            os.unlink(pa)
+        os.rename(pb, pa)
+    _set_source(inc, a, sb)
+    _LISTED.pop(os.path.realpath(pa), None)
+    _LISTED.pop(os.path.realpath(pb), None)
+
+
+def _same_file(src, dst, st_src):
+    """Whether dst, an existing path, holds src's bytes: the same inode (a hard link), or a
+    regular file of the same size and content (a copy)."""
+    try:
+        st = os.lstat(dst)
+    except FileNotFoundError:
+        return False
+    if (st.st_ino, st.st_dev) == (st_src.st_ino, st_src.st_dev):
+        return True
+    if not stat.S_ISREG(st.st_mode) or st.st_size != st_src.st_size:
+        return False
+    return filecmp.cmp(src, dst, shallow=False)
+
+
+def _remove(path):
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        os.unlink(path)
+
+
+def _sync(src, dest):
+    """Make dest hold src's files (see copy_headers); returns its headers as list_headers does."""
+    kept_files, kept_dirs = set(), {"."}
+    for dirpath, _, files in os.walk(src, followlinks=True):
+        rel = os.path.relpath(dirpath, src)
+        ddir = os.path.normpath(os.path.join(dest, rel))
+        if not os.path.isdir(ddir) or os.path.islink(ddir):
+            _remove(ddir)
+            os.makedirs(ddir)
+        kept_dirs.add(rel)
+        for f in files:
+            s, d = os.path.join(dirpath, f), os.path.join(ddir, f)
+            kept_files.add(os.path.normpath(os.path.join(rel, f)))
+            st = os.stat(s)
+            if _same_file(s, d, st):
+                continue
+            _remove(d)
+            try:
+                os.link(s, d)
+            except OSError:
+                shutil.copy2(s, d)
+    for dirpath, dirs, files in os.walk(dest, topdown=False):
+        rel = os.path.relpath(dirpath, dest)
+        for f in files:
+            if os.path.normpath(os.path.join(rel, f)) not in kept_files:
+                os.unlink(os.path.join(dirpath, f))
+        for d in dirs:
+            r = os.path.normpath(os.path.join(rel, d))
+            if r not in kept_dirs:
+                _remove(os.path.join(dirpath, d))
+    return sorted(h for h in kept_files if h.endswith(".h"))
 
 
 def trees_dir():
@@ -187,6 +305,9 @@ def tree_key(tree):
 
 def list_headers(inc):
     """Every .h under an include directory, relative to it, sorted."""
+    listed = _LISTED.get(os.path.realpath(inc))
+    if listed is not None:
+        return list(listed)
     found = []
     for dirpath, _, files in os.walk(inc):
         for name in files:

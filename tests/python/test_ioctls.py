@@ -198,7 +198,9 @@ def test_unit_source_shape():
     assert src.splitlines() == [
         "#include <linux/a.h>", "",
         "/* ioctl request numbers, computed by the compiler (abidiff-uapi) */",
-        "enum abidiff_uapi_ioctl {", "\tAU_IOCTL__A_B = A_B,", "\tAU_IOCTL__C = C,", "};"]
+        "enum abidiff_uapi_ioctl {", "\tAU_IOCTL__A_B = A_B,", "\tAU_IOCTL__C = C,", "};",
+        # The anchor: with plain -g the enum is in DWARF because a variable uses it.
+        "enum abidiff_uapi_ioctl abidiff_uapi_ioctl_anchor;"]
     assert ioctls.ioctl_unit_source([], ["linux/a.h"]) == "#include <linux/a.h>\n"
 
 

@@ -71,3 +71,50 @@ def test_revision_file_prefers_patched_copy(tree):
     assert open(r.file("usr/include/Makefile")).read() == "patched"
     assert r.file("usr/dummy-include") == os.path.join(pristine, "usr/dummy-include")
     assert r.file("nowhere") == os.path.join(pristine, "nowhere")
+
+
+def _files(d):
+    out = {}
+    for dirpath, _, files in os.walk(d):
+        for f in files:
+            p = os.path.join(dirpath, f)
+            with open(p) as fh:
+                out[os.path.relpath(p, d)] = fh.read()
+    return out
+
+
+def test_copy_headers_links_reuses_and_swaps(tmp_path):
+    """copy_headers writes only what differs, and a per-commit run's before side takes the last
+    run's after directory; either way each directory holds exactly its install's files."""
+    def install(name, files):
+        root = tmp_path / name
+        for rel, text in files.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text)
+        return str(root)
+
+    one = install("i1", {"linux/a.h": "a1", "linux/b.h": "b", "asm/c.h": "c", "README": "r"})
+    two = install("i2", {"linux/a.h": "a2", "linux/b.h": "b", "scsi/d.h": "d"})
+    three = install("i3", {"linux/a.h": "a3", "linux/b.h": "b", "scsi/d.h": "d"})
+    out = str(tmp_path / "out")
+    before = trees.copy_headers(one, out, "before")
+    after = trees.copy_headers(two, out, "after")
+    assert _files(before) == _files(one) and _files(after) == _files(two)
+    assert trees.list_headers(after) == ["linux/a.h", "linux/b.h", "scsi/d.h"]
+    # Hard links to the install where the file system allows it.
+    assert os.path.samefile(os.path.join(after, "linux/b.h"), os.path.join(two, "linux/b.h"))
+    ino = os.stat(os.path.join(after, "scsi/d.h")).st_ino
+    # The next commit: before is the last after (the directory moves), after is new.
+    before = trees.copy_headers(two, out, "before")
+    after = trees.copy_headers(three, out, "after")
+    assert os.stat(os.path.join(before, "scsi/d.h")).st_ino == ino
+    assert _files(before) == _files(two) and _files(after) == _files(three)
+    assert trees.list_headers(before) == ["linux/a.h", "linux/b.h", "scsi/d.h"]
+    # A file changed in place under a copy (not a link) is found by its bytes.
+    os.unlink(os.path.join(after, "linux/b.h"))
+    with open(os.path.join(after, "linux/b.h"), "w") as f:
+        f.write("x")
+    after = trees.copy_headers(three, out, "after")
+    assert _files(after) == _files(three)
+    assert sorted(os.listdir(os.path.join(out, "include"))) == [".after.source", ".before.source",
+                                                                "after", "before"]
