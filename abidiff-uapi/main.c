@@ -29,7 +29,7 @@
 
 enum { EXIT_COMPATIBLE = 0, EXIT_INCOMPATIBLE = 1, EXIT_TROUBLE = 2 };
 enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF, FORMAT_JUNIT };
-enum { MAX_HEADER_DIRS = 64 };
+enum { MAX_HEADER_DIRS = 64, MAX_REPORTS = 4 };
 
 static const char usage_text[] =
 	"Usage: abidiff-uapi dump FILE [OPTION]...\n"
@@ -83,6 +83,9 @@ static const char usage_text[] =
 	"                          need one, matched by build ID; may be repeated. By\n"
 	"                          default it is looked for where the input names it\n"
 	"                          and beside the input; a missing one is an error\n"
+	"      --report=FORMAT:FILE  diff: also write the report in FORMAT (text, json,\n"
+	"                          sarif or junit) to FILE, as --output writes, from\n"
+	"                          the same comparison; may be repeated\n"
 	"  -o, --output=FILE       write the report to FILE (atomically) instead of\n"
 	"                          standard output; FILE may only replace a regular\n"
 	"                          file, and keeps its mode\n"
@@ -120,6 +123,11 @@ struct options {
 	bool btf;
 	const char *btf_base;
 	const char *output;
+	struct {
+		enum format format;
+		const char *path;
+	} reports[MAX_REPORTS];   /* --report=FORMAT:FILE */
+	int nreports;
 	struct dwarf_read_options dwarf;
 };
 
@@ -134,10 +142,23 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 	return EXIT_TROUBLE;
 }
 
+/* The first n bytes of s: a --format name. */
+static bool parse_format(const char *s, size_t n, enum format *ret)
+{
+	static const char *const names[] = { [FORMAT_TEXT] = "text", [FORMAT_JSON] = "json",
+					     [FORMAT_SARIF] = "sarif", [FORMAT_JUNIT] = "junit" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == n && strncmp(s, names[i], n) == 0) {
+			*ret = (enum format)i;
+			return true;
+		}
+	return false;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_FORMAT = 256, OPT_TYPE, OPT_HEADERS, OPT_COMMON, OPT_BTF, OPT_HELP, OPT_VERSION, OPT_STRICT,
-	       OPT_FAIL_ON, OPT_ALT, OPT_BTF_BASE, OPT_COMPAT, OPT_ALL };
+	       OPT_FAIL_ON, OPT_ALT, OPT_BTF_BASE, OPT_COMPAT, OPT_ALL, OPT_REPORT };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "type", required_argument, NULL, OPT_TYPE },
@@ -151,6 +172,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 		{ "alt", required_argument, NULL, OPT_ALT },
 		{ "output", required_argument, NULL, 'o' },
+		{ "report", required_argument, NULL, OPT_REPORT },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -160,17 +182,18 @@ static int parse_options(int argc, char **argv, struct options *o)
 	while ((c = getopt_long(argc, argv, ":o:", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
-			if (strcmp(optarg, "text") == 0)
-				o->format = FORMAT_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				o->format = FORMAT_JSON;
-			else if (strcmp(optarg, "sarif") == 0)
-				o->format = FORMAT_SARIF;
-			else if (strcmp(optarg, "junit") == 0)
-				o->format = FORMAT_JUNIT;
-			else
+			if (!parse_format(optarg, strlen(optarg), &o->format))
 				return usage_error("invalid --format '%s' (text, json, sarif or junit)", optarg);
 			break;
+		case OPT_REPORT: {
+			const char *colon = strchr(optarg, ':');
+			if (o->nreports == MAX_REPORTS)
+				return usage_error("too many --report options");
+			if (!colon || !colon[1] || !parse_format(optarg, (size_t)(colon - optarg), &o->reports[o->nreports].format))
+				return usage_error("invalid --report '%s' (FORMAT:FILE, FORMAT text, json, sarif or junit)", optarg);
+			o->reports[o->nreports++].path = colon + 1;
+			break;
+		}
 		case OPT_TYPE:
 			if (o->ntypes == (int)(sizeof(o->types) / sizeof(o->types[0])))
 				return usage_error("too many --type options");
@@ -403,10 +426,10 @@ struct sink {
 	char *tmp;
 };
 
-static int sink_open(const struct options *o, struct sink *ret)
+static int sink_open(const char *output, struct sink *ret)
 {
 	ret->tmp = NULL;
-	if (!o->output) {
+	if (!output) {
 		ret->f = stdout;
 		return 0;
 	}
@@ -414,15 +437,15 @@ static int sink_open(const struct options *o, struct sink *ret)
 	 * a directory or a symlink, whatever the user's privileges), and it
 	 * keeps its mode; a new file gets the mode the umask allows. */
 	struct stat st;
-	bool exists = lstat(o->output, &st) == 0;
+	bool exists = lstat(output, &st) == 0;
 	if (exists && !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "abidiff-uapi: %s: %s: not replaced (only a regular file is)\n", o->output,
+		fprintf(stderr, "abidiff-uapi: %s: %s: not replaced (only a regular file is)\n", output,
 			S_ISLNK(st.st_mode) ? "is a symbolic link" : S_ISDIR(st.st_mode) ? "is a directory"
 			: S_ISFIFO(st.st_mode) ? "is a pipe (FIFO)" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
 			? "is a device" : "is not a regular file");
 		return EXIT_TROUBLE;
 	}
-	ret->tmp = au_xasprintf("%s.tmpXXXXXX", o->output);
+	ret->tmp = au_xasprintf("%s.tmpXXXXXX", output);
 	int fd = mkstemp(ret->tmp);
 	mode_t mode;
 	if (exists) {
@@ -433,13 +456,13 @@ static int sink_open(const struct options *o, struct sink *ret)
 		mode = 0666 & ~mask;
 	}
 	if (fd >= 0 && exists && fchown(fd, st.st_uid, st.st_gid) != 0 && geteuid() == 0)
-		fprintf(stderr, "abidiff-uapi: %s: cannot keep its owner: %s\n", o->output, strerror(errno));
+		fprintf(stderr, "abidiff-uapi: %s: cannot keep its owner: %s\n", output, strerror(errno));
 	if (fd >= 0 && fchmod(fd, mode) != 0) {
 		close(fd);
 		fd = -1;
 	}
 	if (fd < 0 || !(ret->f = fdopen(fd, "w"))) {
-		fprintf(stderr, "abidiff-uapi: %s: %s\n", o->output, strerror(errno));
+		fprintf(stderr, "abidiff-uapi: %s: %s\n", output, strerror(errno));
 		if (fd >= 0) {
 			close(fd);
 			unlink(ret->tmp);
@@ -450,13 +473,13 @@ static int sink_open(const struct options *o, struct sink *ret)
 	return 0;
 }
 
-static int sink_close(const struct options *o, struct sink *s)
+static int sink_close(const char *output, struct sink *s)
 {
 	bool ok = !ferror(s->f);
 	ok = (s->f == stdout ? fflush(s->f) == 0 : fclose(s->f) == 0) && ok;
 	int rc = 0;
-	if (!ok || (s->tmp && rename(s->tmp, o->output) != 0)) {
-		fprintf(stderr, "abidiff-uapi: %s: %s\n", o->output ? o->output : "standard output",
+	if (!ok || (s->tmp && rename(s->tmp, output) != 0)) {
+		fprintf(stderr, "abidiff-uapi: %s: %s\n", output ? output : "standard output",
 			strerror(errno ? errno : EIO));
 		if (s->tmp)
 			unlink(s->tmp);
@@ -544,6 +567,11 @@ static int check_command(struct options *o)
 		return usage_error("--strict and --fail-on apply to diff only");
 	if (o->compat && (!diff || o->format == FORMAT_SARIF || o->format == FORMAT_JUNIT))
 		return usage_error("--compat applies to diff, in text or json");
+	if (o->nreports && !diff)
+		return usage_error("--report applies to diff only");
+	for (int i = 0; i < o->nreports; i++)
+		if (o->compat && (o->reports[i].format == FORMAT_SARIF || o->reports[i].format == FORMAT_JUNIT))
+			return usage_error("--compat applies to diff, in text or json");
 	if (o->btf_base && !o->btf)
 		return usage_error("--btf-base needs --btf (the split BTF is OLD, or dump's FILE)");
 	return -1;
@@ -618,6 +646,25 @@ static bool show_type_found(const struct options *o, const struct layout_model *
 	return false;
 }
 
+/* One report of a comparison, in format, to path (NULL: standard output). */
+static int write_diff(const char *path, enum format format, const struct comparison *cmp, const struct options *o,
+		      struct layout_model *m, struct sink *sink)
+{
+	int rc = sink_open(path, sink);
+	if (rc)
+		return rc;
+	errno = 0;
+	if (format == FORMAT_JSON)
+		au_report_diff_json(sink->f, cmp, o->files[0], o->files[1]);
+	else if (format == FORMAT_SARIF)
+		au_report_diff_sarif(sink->f, cmp, o->files[0], o->files[1]);
+	else if (format == FORMAT_JUNIT)
+		au_report_diff_junit(sink->f, cmp, &m[0], &m[1], o->files[0], o->files[1]);
+	else
+		au_report_diff_text(sink->f, cmp, o->files[0], o->files[1]);
+	return sink_close(path, sink);
+}
+
 static int run_diff(const struct options *o, struct layout_model *m, struct sink *sink)
 {
 	struct compare_options copts = { .common_only = o->common_only, .strict = o->strict || o->compat,
@@ -634,24 +681,17 @@ static int run_diff(const struct options *o, struct layout_model *m, struct sink
 	}
 	if (o->compat)
 		au_compat_classify(&cmp, &m[0], &m[1]);
-	int rc = sink_open(o, sink);
-	if (rc) {
-		au_comparison_deinit(&cmp);
-		return rc;
-	}
-	errno = 0;
-	if (o->format == FORMAT_JSON)
-		au_report_diff_json(sink->f, &cmp, o->files[0], o->files[1]);
-	else if (o->format == FORMAT_SARIF)
-		au_report_diff_sarif(sink->f, &cmp, o->files[0], o->files[1]);
-	else if (o->format == FORMAT_JUNIT)
-		au_report_diff_junit(sink->f, &cmp, &m[0], &m[1], o->files[0], o->files[1]);
-	else
-		au_report_diff_text(sink->f, &cmp, o->files[0], o->files[1]);
-	rc = cmp.incompatible ? EXIT_INCOMPATIBLE : EXIT_COMPATIBLE;
+	/* The --report files first, then --output (or standard output): each
+	 * one whole, or none under its name. */
+	int rc = 0;
+	for (int i = 0; i < o->nreports && !rc; i++)
+		rc = write_diff(o->reports[i].path, o->reports[i].format, &cmp, o, m, sink);
+	if (!rc)
+		rc = write_diff(o->output, o->format, &cmp, o, m, sink);
+	if (!rc)
+		rc = cmp.incompatible ? EXIT_INCOMPATIBLE : EXIT_COMPATIBLE;
 	au_comparison_deinit(&cmp);
-	int src = sink_close(o, sink);
-	return src ? src : rc;
+	return rc;
 }
 
 /* Every input read, whole, before any filter or check: a filter that
@@ -714,7 +754,7 @@ int main(int argc, char **argv)
 		rc = run_diff(&o, models, &sink);
 		goto out;
 	}
-	rc = sink_open(&o, &sink);
+	rc = sink_open(o.output, &sink);
 	if (rc)
 		goto out;
 	errno = 0;
@@ -724,7 +764,7 @@ int main(int argc, char **argv)
 		au_report_dump_json(sink.f, &models[0]);
 	else
 		au_report_dump_text(sink.f, &models[0]);
-	int src = sink_close(&o, &sink);
+	int src = sink_close(o.output, &sink);
 	if (src)
 		rc = src;
 out:

@@ -150,6 +150,25 @@ if "$tool" dump good.o -o report.txt && grep -q 'struct s {' report.txt && [ -z 
 else
 	fail=$((fail + 1)); echo "FAIL good object, --output"
 fi
+# --report: bad forms are usage errors; written reports are those of separate runs, byte for byte.
+usage "--report without a file" "invalid --report 'text:'" diff good.o other.o --report=text:
+usage "--report of an unknown format" "invalid --report 'xml:r.xml'" diff good.o other.o --report=xml:r.xml
+usage "--report with dump" "--report applies to diff only" dump good.o --report=text:r.txt
+usage "--report sarif with --compat" "--compat applies to diff, in text or json" diff good.o good.o --compat --report=sarif:r.sarif
+check "--report to a device" "/dev/null: is a device" diff good.o other.o --report=text:/dev/null
+rm -f r.*
+rc=0
+"$tool" diff good.o other.o --format=json --report=text:r.txt --report=sarif:r.sarif --report=junit:r.xml > r.json || rc=$?
+ok=true
+for f in json:r.json text:r.txt sarif:r.sarif junit:r.xml; do
+	"$tool" diff good.o other.o --format="${f%%:*}" > alone.out || true
+	cmp -s alone.out "${f#*:}" || ok=false
+done
+if [ "$rc" = 1 ] && $ok && [ -z "$(ls r.*.tmp* 2>/dev/null)" ]; then
+	pass=$((pass + 1)); echo "ok   --report: four formats from one run, each as a run of its own writes it"
+else
+	fail=$((fail + 1)); echo "FAIL --report: exit $rc, or a report differs from its own run's"
+fi
 "$tool" --version | grep -q '^abidiff-uapi [0-9]' && "$tool" --help | grep -q '^Usage:' && pass=$((pass + 1)) && echo "ok   --help, --version" || { fail=$((fail + 1)); echo "FAIL --help/--version"; }
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

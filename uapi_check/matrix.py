@@ -56,22 +56,18 @@ CI_FORMATS = (("sarif", "sarif"),)
 
 
 def run_comparison(tool, out, name, args, ci=False):
-    """Run the tool (JSON and text) for one comparison; keep its raw outputs in diff/. With ci, also
-    its SARIF (ci.py takes the tool's rules from it). Returns
-    (exit status, the JSON document)."""
-    rc, js, err = run([tool, "diff", *args, "--format=json"], cwd=out)
+    """Run the tool once for one comparison: its JSON on standard output, its text (and with ci
+    its SARIF: ci.py takes the tool's rules from it) written by the tool itself into diff/ with
+    --report, each atomically. Its JSON is kept in diff/ too. Returns (exit status, the JSON
+    document)."""
+    reports = [f"--report=text:{os.path.join('diff', name + '.txt')}"]
+    reports += [f"--report={fmt}:{os.path.join('diff', name + '.' + suffix)}" for fmt, suffix in CI_FORMATS if ci]
+    os.makedirs(os.path.join(out, "diff"), exist_ok=True)
+    rc, js, err = run([tool, "diff", *args, "--format=json", *reports], cwd=out)
     if rc not in (0, 1):
         raise Fatal(f"abidiff-uapi diff {' '.join(args)}: "
                     + (err.strip().splitlines() or [f"exit {rc}"])[0])
-    rc_text, text, err_text = run([tool, "diff", *args], cwd=out)
     write_atomic(os.path.join(out, "diff", f"{name}.json"), js)
-    write_atomic(os.path.join(out, "diff", f"{name}.txt"), text if rc_text in (0, 1) else err_text)
-    for fmt, suffix in CI_FORMATS if ci else ():
-        rc_ci, doc, err_ci = run([tool, "diff", *args, f"--format={fmt}"], cwd=out)
-        if rc_ci not in (0, 1):
-            raise Fatal(f"abidiff-uapi diff {' '.join(args)} --format={fmt}: "
-                        + (err_ci.strip().splitlines() or [f"exit {rc_ci}"])[0])
-        write_atomic(os.path.join(out, "diff", f"{name}.{suffix}"), doc)
     try:
         return rc, json.loads(js)
     except ValueError as e:

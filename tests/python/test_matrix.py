@@ -58,12 +58,23 @@ def fake_tool(tmp_path, body):
 
 
 def test_run_comparison_keeps_raw_outputs(tmp_path):
+    """One run of the tool per comparison: JSON on its standard output, the text (and with ci the
+    SARIF) written by the tool itself with --report, into diff/."""
     doc = {"verdict": "compatible", "counts": {"unchanged": 3}, "types": []}
-    tool = fake_tool(tmp_path, "case \"$*\" in *--format=json*) echo '%s' ;; *) echo text ;; esac\n" % json.dumps(doc))
+    tool = fake_tool(tmp_path, f"""echo "$*" >> {tmp_path}/calls
+for a; do case "$a" in --report=*) r=${{a#--report=}}; echo "${{r%%:*}}" > "${{r#*:}}" ;; esac; done
+case "$*" in *--format=json*) echo '{json.dumps(doc)}' ;; *) echo text ;; esac
+""")
     rc, data = matrix.run_comparison(tool, str(tmp_path), "x", ["a.o", "b.o"])
     assert (rc, data) == (0, doc)
     assert (tmp_path / "diff" / "x.txt").read_text() == "text\n"
     assert json.loads((tmp_path / "diff" / "x.json").read_text()) == doc
+    assert not (tmp_path / "diff" / "x.sarif").exists()
+    rc, data = matrix.run_comparison(tool, str(tmp_path), "y", ["a.o", "b.o"], ci=True)
+    assert (tmp_path / "diff" / "y.sarif").read_text() == "sarif\n"
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert calls == ["diff a.o b.o --format=json --report=text:diff/x.txt",
+                     "diff a.o b.o --format=json --report=text:diff/y.txt --report=sarif:diff/y.sarif"]
 
 
 def test_run_comparison_errors(tmp_path):
