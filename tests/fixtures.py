@@ -21,6 +21,8 @@ order, must equal expected.txt and expected.json with gcc and with clang, and ev
 of every member row (dotted paths too) is compiled back into static assertions for each side.
 
 Usage: fixtures.py [--update] [--only CASE] ABIDIFF_UAPI_BINARY
+(--update writes the expected files from this run, refuses under CI, and fails the run: a file
+written by the run that compares against it proves nothing; run again without it.)
 """
 import concurrent.futures
 import glob
