@@ -25,6 +25,8 @@ import tempfile
 
 import jsonschema
 
+import expected_files   # tests/expected_files.py
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASE = os.path.join(ROOT, "fixtures", "compat")
 SCHEMA = os.path.join(ROOT, "abidiff-uapi", "schema")
@@ -222,6 +224,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     tool = os.path.abspath(args[0])
+    t0 = expected_files.start()
     v = validator()
     failures = []
     total = 0
@@ -235,7 +238,10 @@ def main():
         print("%s: %s (%d compiled checks)" % (pair, "FAIL" if f else "ok", n))
     for f in failures:
         print(f, file=sys.stderr)
-    return 1 if failures else 0
+    # Expected files written by this run (--update) compare against themselves.
+    stale = expected_files.verdict(t0, [os.path.join(CASE, "expected-%s.%s" % (p, ext)) for p in PAIRS
+                                        for ext in ("txt", "json")], ROOT, print)
+    return 1 if failures or stale else 0
 
 
 if __name__ == "__main__":

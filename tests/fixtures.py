@@ -21,14 +21,19 @@ order, must equal expected.txt and expected.json with gcc and with clang, and ev
 of every member row (dotted paths too) is compiled back into static assertions for each side.
 
 Usage: fixtures.py [--update] [--only CASE] ABIDIFF_UAPI_BINARY
+(--update writes the expected files from this run, refuses under CI, and fails the run: a file
+written by the run that compares against it proves nothing; run again without it.)
 """
 import concurrent.futures
+import glob
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+
+import expected_files   # tests/expected_files.py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = os.path.join(ROOT, "fixtures", "cases")
@@ -297,6 +302,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     tool = os.path.abspath(args[0])
+    t0 = expected_files.start()
     names = [n for n in sorted(os.listdir(CASES)) if not only or n == only]
     names += ["show/" + n for n in sorted(os.listdir(SHOW_CASES)) if not only or "show/" + n == only]
     passed = failed = checks = 0
@@ -321,8 +327,11 @@ def main():
     if not names:
         print("fixtures: no case matched")
         return 1
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    # A case's expected files written by this run (--update) compare against themselves.
+    stale = expected_files.verdict(t0, glob.glob(os.path.join(CASES, "*", "expected*"))
+                                   + glob.glob(os.path.join(SHOW_CASES, "*", "expected*")), ROOT, print)
+    print("%d passed, %d failed%s" % (passed, failed, ", %d expected files written by this run" % stale if stale else ""))
+    return 1 if failed or stale else 0
 
 
 if __name__ == "__main__":

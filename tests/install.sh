@@ -26,6 +26,11 @@ for x in bin/abidiff-uapi bin/uapi-check share/abidiff-uapi/patches/apply share/
 	[ -x "$root/$x" ] || bad "$x not executable"
 done
 [ -z "$(find "$root" -name __pycache__)" ] || bad "__pycache__ installed"
+# The installed kernel-tree --headers takes its tar patterns from the installed package's fileset.py
+# (its ../uapi_check/), the same as the checkout's.
+src=$(cd "$(dirname "$0")/.." && pwd)
+[ "$(cd / && env -u PYTHONPATH python3 "$root/share/abidiff-uapi/scripts/../uapi_check/fileset.py" --tar-args 2>&1)" = \
+	"$(python3 "$src/uapi_check/fileset.py" --tar-args)" ] || bad "installed fileset.py --tar-args differs or fails"
 for page in abidiff-uapi uapi-check; do
 	err=$(MANWIDTH=80 man --warnings -l "$root/share/man/man1/$page.1" 2>&1 >"$dest/$page.txt") || bad "man $page: exit $?"
 	[ -z "$err" ] || bad "man --warnings $page: $err"

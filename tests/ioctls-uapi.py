@@ -26,6 +26,7 @@ import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXPECTED = os.path.join(ROOT, "tests", "expected", "ioctls-uapi.txt")
+import expected_files   # tests/expected_files.py
 from uapi_check import ioctls
 
 KERNELS = ("6.1", "6.12")
@@ -102,6 +103,11 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--update", action="store_true", help="rewrite the expected file")
     args = ap.parse_args()
+    if args.update and os.environ.get("CI"):
+        # under CI, --update would make the comparison pass whatever the tool now finds
+        print(f"{sys.argv[0]}: --update refuses to run under CI (CI is set)", file=sys.stderr)
+        return 2
+    t0 = expected_files.start()
     tool = os.path.abspath(args.tool)
     if not os.access(tool, os.X_OK):
         print(f"ioctls-uapi: {args.tool}: not an executable tool", file=sys.stderr)
@@ -197,6 +203,9 @@ def main():
                 failures.append(f"expected, not found: {line}")
             for line in sorted(g - w):
                 failures.append(f"found, not expected: {line}")
+    # The expected file, if this run wrote it (--update), compares against itself.
+    failures += [f"{os.path.relpath(EXPECTED, ROOT)}: written during this run: run again without --update to check"
+                 for _ in expected_files.written(t0, [EXPECTED])]
     for f in failures:
         print(f"FAIL: {f}")
     say("ioctls-uapi: " + ("FAIL" if failures else "all checks hold"))

@@ -3,29 +3,31 @@
 (scripts/kernel-tree --headers). This checks, for each kernel, that the part is enough and is
 the part meant:
 
-  - every file of the full tree that uapi_check/git.py's needed() selects (the files `make
+  - every file of the full tree that uapi_check/fileset.py's needed() selects (the files `make
     headers_install` and the header test read, which --git writes out) is in the partial tree,
     with the same bytes;
-  - the partial tree has nothing else but arch/*/kernel/Makefile* (tar's patterns must match in
-    every kernel version);
+  - the partial tree has nothing else but what fileset.py's tar_takes() adds (TAR_WIDER: tar's
+    patterns must match in every kernel version);
   - `make headers_install ARCH=x86` installs the same files, with the same bytes, from both trees:
-    the full tree is the independent instrument.
+    the full tree is the independent instrument;
+  - and that these checks can fail: a copy of the partial tree without one needed file
+    (include/uapi/linux/types.h) must be found short by both.
 
   tests/partial-tree.py [VERSION...]        (default: 6.1 6.12)
 Prints counts, sizes and times. Exit 0 all hold, 1 a check fails, 2 cannot run.
 """
 import filecmp
 import os
-import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-from uapi_check.git import needed
+from uapi_check.fileset import needed, tar_takes
 
-EXTRA = re.compile(r"arch/[^/]+/kernel/Makefile")
+DROPPED = "include/uapi/linux/types.h"   # the negative control's missing file: every header needs it
 
 
 def tree(version, *flags):
@@ -73,6 +75,26 @@ def same_dirs(a, b):
     return bad
 
 
+def control(version, tmp, part, want, full_include):
+    """The negative control: a copy of the partial tree without DROPPED must be found missing a
+    needed file, and must not install what the full tree installs. Returns 1 if it is not."""
+    short = os.path.join(tmp, "short")
+    shutil.copytree(part, short, symlinks=True)
+    os.unlink(os.path.join(short, DROPPED))
+    missing = want - files(short)
+    try:
+        bad = same_dirs(full_include, install(short, os.path.join(tmp, "short-install")))
+    except subprocess.CalledProcessError:
+        bad = ["(headers_install failed)"]
+    if missing == {DROPPED} and bad:
+        print(f"{version}: without {DROPPED}: found missing, and the install differs "
+              f"({len(bad)} paths): the checks can fail")
+        return 0
+    print(f"FAIL {version}: the negative control without {DROPPED} went unnoticed: "
+          f"missing {sorted(missing)[:3]}, install {'differs' if bad else 'identical'}")
+    return 1
+
+
 def size(root, names):
     return sum(os.lstat(os.path.join(root, n)).st_size for n in names)
 
@@ -86,11 +108,11 @@ def main():
         ffull, fpart = files(full), files(part)
         want = {f for f in ffull if needed(f)}
         missing = sorted(want - fpart)
-        unexpected = sorted(f for f in fpart - want if not EXTRA.match(f))
+        unexpected = sorted(f for f in fpart - want if not tar_takes(f))
         differ = sorted(f for f in want & fpart if not same(os.path.join(full, f), os.path.join(part, f)))
         print(f"{v}: full tree {len(ffull)} files, {size(full, ffull) / 1e6:.0f} MB; partial tree {len(fpart)} "
               f"files, {size(part, fpart) / 1e6:.1f} MB ({len(want)} needed, "
-              f"{len(fpart - want)} arch/*/kernel/Makefile* besides)")
+              f"{len(fpart - want)} more that the tar patterns take)")
         for what, names in (("needed but not extracted", missing), ("extracted but not needed", unexpected),
                             ("other bytes than the full tree", differ)):
             if names:
@@ -111,6 +133,7 @@ def main():
             if not n or bad:
                 failed += 1
                 print(f"FAIL {v}: the installs differ: {', '.join(bad[:5]) or 'nothing installed'}")
+            failed += control(v, tmp, part, want, a)
         print(f"{v}: {time.monotonic() - t0:.0f} s")
     print("partial-tree: " + ("all checks hold" if not failed else f"{failed} checks fail"))
     return 1 if failed else 0

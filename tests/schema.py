@@ -5,8 +5,10 @@ JSON against the JSON Schemas in abidiff-uapi/schema/ (dump, diff, show, and the
 the tool writes, written from the specification); JUnit XML with Python's xml.etree, where the failing
 testcases must be exactly the types the JSON report grades as failing.
 
-Every fixture's expected diff reports (which tests/fixtures.py checks byte for byte against the
-tool), fresh diffs of those fixtures in strict and review modes, and dump reports of each fixture's
+Every JSON file stored in fixtures/ and tests/ (the fixtures' expected reports, which
+tests/fixtures.py checks byte for byte against the tool, and the driver's test inputs in
+tests/python/fixtures/), docs/json.md's validation recipe run as a user would (plain jsonschema, the
+schemas resolved by their $id), fresh diffs of those fixtures in strict and review modes, and dump reports of each fixture's
 objects, built here with gcc and g++, and show's views of them (each object, and both side by side),
 must validate; a few damaged copies must not, so the check
 can fail. Uses Debian's python3-jsonschema (scripts/install-deps test).
@@ -46,6 +48,67 @@ def validators():
         resolver = jsonschema.RefResolver(base_uri=s.get("$id") or s["id"], referrer=s, store=store)
         out[name] = cls(s, resolver=resolver)
     return out
+
+
+def stored_json():
+    """Every *.json under fixtures/ and tests/."""
+    out = []
+    for top in ("fixtures", "tests"):
+        for d, dirs, names in os.walk(os.path.join(ROOT, top)):
+            dirs[:] = sorted(x for x in dirs if x != "__pycache__")
+            out += [os.path.join(d, n) for n in sorted(names) if n.endswith(".json")]
+    return out
+
+
+def documents(path):
+    """The JSON documents of a file: one, or several one after another (show's expected.json holds
+    one per type the case asks for), read with the json module's own decoder."""
+    with open(path) as f:
+        text = f.read()
+    dec, docs, i = json.JSONDecoder(), [], 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i == len(text):
+            return docs
+        doc, i = dec.raw_decode(text, i)
+        docs.append(doc)
+
+
+def kind_of(doc):
+    """Which schema a stored document is written to: show, diff or dump (None: not the tool's)."""
+    if not isinstance(doc, dict) or doc.get("tool") != "abidiff-uapi":
+        return None
+    if doc.get("command") == "show":
+        return "show"
+    return "diff" if "new" in doc else "dump" if "file" in doc else None
+
+
+# docs/json.md's recipe, run as a user would: a plain python3 with jsonschema, the schema
+# files, a report. It must accept a real report and reject a damaged one.
+def readme_recipe():
+    with open(os.path.join(ROOT, "docs", "json.md")) as f:
+        text = f.read()
+    start = text.find("<!-- schema-recipe")
+    block = text[start:].split("```python\n", 1)[-1].split("```", 1)[0] if start >= 0 else ""
+    if "jsonschema" not in block:
+        return "no ```python block after <!-- schema-recipe in docs/json.md"
+    with open(os.path.join(ROOT, "fixtures", "cases", "reserved-reuse", "expected.json")) as f:
+        good = json.load(f)
+    bad = copy.deepcopy(good)
+    bad["types"][0]["changes"][0]["old"]["offset"] = "eight"    # a member, through dump.schema.json
+    with tempfile.TemporaryDirectory(prefix="au-recipe-") as tmp:
+        os.symlink(SCHEMAS, os.path.join(tmp, "schema"))
+        for doc, want in ((good, 0), (bad, 1)):
+            with open(os.path.join(tmp, "report.json"), "w") as f:
+                json.dump(doc, f)
+            p = subprocess.run([sys.executable, "-c", block], cwd=tmp, capture_output=True, text=True)
+            if (p.returncode != 0) != bool(want):
+                return "exit %d on %s report: %s" % (p.returncode, "a damaged" if want else "a valid",
+                                                     (p.stderr.strip().splitlines() or [""])[-1])
+            if want and "eight" not in p.stderr:
+                return "the damaged report failed, but not on the member's offset: %s" % p.stderr.strip()[-200:]
+    return None
 
 
 def errors(v, doc):
@@ -120,11 +183,36 @@ def main():
         else:
             passed += 1
 
+    # Every JSON file stored in fixtures/ and tests/ is a tool output (fixtures' expected reports,
+    # the driver's test inputs), each of its documents valid against the schema of its kind.
+    stored = 0
+    for path in stored_json():
+        rel = os.path.relpath(path, ROOT)
+        try:
+            docs = documents(path)
+        except ValueError as e:
+            failed += 1
+            print("FAIL %s: not JSON (%s)" % (rel, e))
+            continue
+        for i, doc in enumerate(docs):
+            kind = kind_of(doc)
+            what = rel if len(docs) == 1 else "%s, document %d" % (rel, i + 1)
+            if kind is None:
+                failed += 1
+                print("FAIL %s: not an abidiff-uapi dump, diff or show report" % what)
+            else:
+                stored += 1
+                check(what, kind, doc)
+    if stored < 60:
+        failed += 1
+        print("FAIL only %d stored JSON documents found under fixtures/ and tests/" % stored)
+    user_recipe_check = readme_recipe()
+    if user_recipe_check:
+        failed += 1
+        print("FAIL docs/json.md's validation recipe: %s" % user_recipe_check)
+    else:
+        passed += 1
     cases = sorted(glob.glob(os.path.join(ROOT, "fixtures", "cases", "*")))
-    for case in cases:
-        for path in sorted(glob.glob(os.path.join(case, "expected*.json"))):
-            with open(path) as f:
-                check(os.path.relpath(path, ROOT), "diff", json.load(f))
     work = tempfile.mkdtemp(prefix="au-schema-")
     try:
         for case in cases:

@@ -7,15 +7,12 @@ for the working tree. A side's key is a digest of those files' paths, modes and 
 commits that differ elsewhere share one key, so one `headers_install`, one per-header sweep and
 one pair of units serve both (trees.py, headers.py and units.py cache by it).
 
-The files were found by tracing `make headers_install` on 6.1 and 6.12 for x86, arm64, arm,
-riscv, s390 and powerpc; whole directories are taken where a kernel version may read more.
-scripts/kernel-tree --headers extracts the same files from a Debian tarball, with tar patterns
-(tests/partial-tree.py checks that both agree).
+The set of files is described once, in fileset.py, from which scripts/kernel-tree --headers's
+tar patterns are made too (tests/fileset.py and tests/partial-tree.py check that both agree).
 """
 import fcntl
 import hashlib
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -23,20 +20,13 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from .config import cache_dir
+from .fileset import needed
 from .util import Fatal, publish_dir
 
 WORKTREE = "(working tree)"
 
-_TOP = ("scripts/", "include/uapi/", "usr/", "tools/include/")
-_ARCH = re.compile(r"arch/[^/]+/(?:include/uapi/|Makefile|tools/|entry/syscalls/|kernel/syscalls/"
-                   r"|kernel/Makefile\.syscalls$)")
 KEY_VERSION = "uapi-git-1"
 KEEP_TREES = 24     # materialized sides kept in the cache (the newest by use)
-
-
-def needed(path):
-    """Is this file of a kernel tree read by headers_install or the header test?"""
-    return path == "Makefile" or path.startswith(_TOP) or bool(_ARCH.match(path))
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ import tempfile
 from .arch import ARCHES, DEFAULT as DEFAULT_ARCH
 from .config import REVS, ROOT, STATE, cache_dir
 from .model import HeaderChange, Revision, Series, Trees
-from .git import Repo, sides, describe, needed
+from .fileset import needed
+from .git import Repo, sides, describe
 from .util import Fatal, file_lock, parallel, publish_dir, run, run_or_die, write_atomic
 
 

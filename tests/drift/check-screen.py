@@ -2,10 +2,15 @@
 """check-screen.py REPORT.txt README.md: report.txt's first screen (uapi_check.screen.first_screen)
 is at most SCREEN_LINES lines of at most WIDTH characters, and README.md's example of it (the
 indented block after the line that names `--old 6.1 --new 6.12`) is that screen, byte for byte.
-run-labels.sh runs it on the drift run CI already makes. With --update, rewrites the README block."""
+run-labels.sh runs it on the drift run CI already makes. With --update, rewrites the README block,
+and fails: README.md then compares against itself (tests/expected_files.py); run again to check.
+--update refuses to run under CI."""
+import os
 import sys
 
-from uapi_check.screen import SCREEN_LINES, WIDTH, first_screen
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import expected_files  # noqa: E402 (tests/expected_files.py)
+from uapi_check.screen import SCREEN_LINES, WIDTH, first_screen  # noqa: E402
 
 INTRO = "`report.txt` opens with one screen to act on; for `--old 6.1 --new 6.12`:"
 
@@ -23,6 +28,10 @@ def readme_block(lines):
 
 def main(argv):
     update = "--update" in argv
+    if update and os.environ.get("CI"):
+        print(f"{sys.argv[0]}: --update refuses to run under CI (CI is set)", file=sys.stderr)
+        return 2
+    t0 = expected_files.start()
     report, readme = [a for a in argv if a != "--update"]
     with open(report) as f:
         screen = first_screen(f.read())
@@ -45,6 +54,8 @@ def main(argv):
         import difflib
         sys.stdout.writelines(difflib.unified_diff([l + "\n" for l in lines[start:end]], [l + "\n" for l in want],
                                                    "README.md", report))
+    if expected_files.written(t0, [readme]):
+        bad.append(f"{readme}: written during this run (--update): it compares against itself; run again to check")
     for b in bad:
         print(f"check-screen: {b}")
     print(f"check-screen: first screen {len(screen)} lines, widest {max(map(len, screen))}: "
