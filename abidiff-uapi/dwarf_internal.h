@@ -62,6 +62,7 @@ struct reader {
 	 * anonymous one is read, until it is found again or copied. */
 	struct arena *body;
 	struct arena anon_tmp;
+	struct arena dup_tmp;         /* a name's later definition, until it is found new */
 	unsigned anon_depth;
 	struct strmap anon_shapes;    /* au_typekey_anon key -> struct shared_anon * */
 	unsigned long top_seq;        /* counts the types read at the top */

@@ -164,6 +164,7 @@ static void reader_init(struct reader *r)
 	au_arena_init(&r->scratch);
 	r->body = &r->model->arena;
 	au_arena_init(&r->anon_tmp);
+	au_arena_init(&r->dup_tmp);
 	au_strmap_init(&r->anon_shapes);
 	au_strmap_init(&r->names);
 	au_strmap_init(&r->anon_names);
@@ -182,6 +183,7 @@ static void reader_deinit(struct reader *r)
 	au_strmap_deinit(&r->odr_keys);
 	au_strmap_deinit(&r->anon_shapes);
 	au_arena_deinit(&r->anon_tmp);
+	au_arena_deinit(&r->dup_tmp);
 	au_intmap_deinit(&r->infos);
 	au_arena_deinit(&r->scratch);
 	au_strmap_deinit(&r->names);
