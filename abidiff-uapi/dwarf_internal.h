@@ -44,7 +44,9 @@ struct reader {
 	bool big_endian;
 	unsigned address_size;
 	struct intmap infos;          /* DIE -> struct type_info * */
-	struct arena scratch;         /* the type_infos: freed when the read ends */
+	struct arena info_mem;        /* the type_infos: freed with infos (forget_unit_types) */
+	struct arena scratch;         /* per read: freed when the read ends */
+	bool imports;                 /* a unit imported another (dwz): its types are kept for all */
 	struct strmap names;          /* names copied into the model, each once */
 	struct strmap anon_names;     /* aggregate DIE -> typedef name */
 	struct strmap ptr_names;      /* aggregate DIE -> "*P" of typedef struct {...} *P */
@@ -168,6 +170,9 @@ struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, const char 
 /* Every unit of dw, for pass 0 (typedef names, namespaces) or pass 1
  * (definitions). */
 void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass);
+/* Between two units: what is known of the last one's type DIEs is dropped,
+ * unless other units may refer to them (imports, type units). */
+void forget_unit_types(struct reader *r);
 /* After pass 1, when some name has more than one layout: the types C++
  * nests in different classes renamed apart, and each name's layouts put in
  * layout order. */

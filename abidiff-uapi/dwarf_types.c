@@ -77,7 +77,7 @@ static bool ma_udata(struct member_attrs *ma, enum member_attr slot, Dwarf_Word 
 
 static struct type_info *new_info(struct reader *r, Dwarf_Die *die)
 {
-	struct type_info *ti = au_arena_alloc(&r->scratch, sizeof(*ti));
+	struct type_info *ti = au_arena_alloc(&r->info_mem, sizeof(*ti));
 	au_intmap_put(&r->infos, die_key(die), ti);
 	return ti;
 }

@@ -46,7 +46,21 @@ static void import_unit(struct reader *r, Dwarf_Die *die, int pass)
 					     r->has_alt ? "" : " (a dwz supplement is missing?)"));
 		return;
 	}
+	r->imports = true;
 	walk_unit(r, &pu, pass);
+}
+
+/* A unit's type DIEs are met again only from the unit itself, unless a
+ * unit imports another (dwz) or refers to type units: a whole kernel's
+ * millions of type DIEs need not be remembered past their unit. (A
+ * reference into another unit, DW_FORM_ref_addr, is read again there.) */
+void forget_unit_types(struct reader *r)
+{
+	if (r->imports || have_type_units || r->infos.count == 0)
+		return;
+	au_intmap_deinit(&r->infos);
+	au_intmap_init(&r->infos);
+	au_arena_reset(&r->info_mem);
 }
 
 /* "ns::" prefixes of C++ namespaces, "(anonymous namespace)::" for one
@@ -540,6 +554,7 @@ void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass)
 		case DW_UT_split_compile:
 		case DW_UT_split_type:
 			walk_unit(r, &cudie, pass);
+			forget_unit_types(r);
 			break;
 		case DW_UT_skeleton: {
 			if (!subdie.addr || dwarf_tag(&subdie) == DW_TAG_invalid) {
