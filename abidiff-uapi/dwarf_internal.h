@@ -46,6 +46,8 @@ struct reader {
 	struct intmap infos;          /* DIE -> struct type_info * */
 	struct arena info_mem;        /* the type_infos: freed with infos (forget_unit_types) */
 	struct arena scratch;         /* per read: freed when the read ends */
+	struct intmap member_types;   /* hash -> struct member_type_node list (dwarf_types.c) */
+	struct arena type_tmp;        /* strings of one unit's types, until they are interned */
 	bool imports;                 /* a unit imported another (dwz): its types are kept for all */
 	struct strmap names;          /* names copied into the model, each once */
 	struct strmap anon_names;     /* aggregate DIE -> typedef name */

@@ -555,6 +555,8 @@ void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass)
 		case DW_UT_split_type:
 			walk_unit(r, &cudie, pass);
 			forget_unit_types(r);
+			/* Every string of the unit's types is interned by now. */
+			au_arena_reset(&r->type_tmp);
 			break;
 		case DW_UT_skeleton: {
 			if (!subdie.addr || dwarf_tag(&subdie) == DW_TAG_invalid) {
