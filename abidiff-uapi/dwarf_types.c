@@ -420,26 +420,33 @@ struct member_type_node {
 	struct member_type_node *next;
 };
 
+static uint64_t hash_field(uint64_t h, const char *s)
+{
+	for (; s && *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	h ^= s ? 0xfe : 0xff;   /* the end of a field; NULL apart from "" */
+	return h * 1099511628211ULL;
+}
+
+/* Found by its contents, which are only interned for a new record. */
 static const struct layout_member_type *member_type(struct reader *r, const struct layout_member_type *d)
 {
-	const char *name = intern(r, d->name), *key = intern(r, d->key), *chain = intern(r, d->chain),
-		   *embeds = intern(r, d->embeds);
 	struct layout_type *layout = d->layout && d->layout->kind != LAYOUT_ENUM ? d->layout : NULL;
 	uint64_t h = 1469598103934665603ULL;
-	const uintptr_t parts[] = { (uintptr_t)name, (uintptr_t)key, (uintptr_t)chain, (uintptr_t)embeds,
-				    (uintptr_t)d->size, (uintptr_t)layout };
-	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		h ^= parts[i];
-		h *= 1099511628211ULL;
-		h ^= h >> 29;
-	}
+	h = hash_field(hash_field(hash_field(hash_field(h, d->name), d->key), d->chain), d->embeds);
+	h ^= d->size ^ ((uint64_t)(uintptr_t)layout >> 4) * 0x9e3779b97f4a7c15ULL;
+	h *= 1099511628211ULL;
 	struct member_type_node *first = au_intmap_get(&r->member_types, h);
 	for (struct member_type_node *n = first; n; n = n->next)
-		if (n->mt->name == name && n->mt->key == key && n->mt->chain == chain && n->mt->embeds == embeds &&
-		    n->mt->size == d->size && n->mt->layout == layout)
+		if (n->mt->size == d->size && n->mt->layout == layout && au_same_str(n->mt->name, d->name) &&
+		    au_same_str(n->mt->key, d->key) && au_same_str(n->mt->chain, d->chain) &&
+		    au_same_str(n->mt->embeds, d->embeds))
 			return n->mt;
 	struct member_type_node *n = au_arena_alloc(&r->scratch, sizeof(*n));
-	n->mt = au_member_type_new(&r->model->arena, name, key, chain, embeds, d->size, layout);
+	n->mt = au_member_type_new(&r->model->arena, intern(r, d->name), intern(r, d->key), intern(r, d->chain),
+				   intern(r, d->embeds), d->size, layout);
 	n->next = first;
 	au_intmap_put(&r->member_types, h, n);
 	return n->mt;
