@@ -596,7 +596,9 @@ static struct layout_type *new_aggregate(struct reader *r, Dwarf_Die *die, const
 		t->size = v;
 	if (attr_udata(die, DW_AT_alignment, &v))
 		t->align = v;
-	if (name) {
+	/* A repeated definition's place is found only when it is kept
+	 * (keep_definition). */
+	if (name && r->body != &r->dup_tmp) {
 		t->file = decl_file(r, die);
 		int line;
 		if (dwarf_decl_line(die, &line) == 0 && line > 0)
@@ -628,7 +630,9 @@ static bool read_enumerator(struct reader *r, Dwarf_Die *child, struct layout_en
 		e->value = (int64_t)u;
 		e->is_unsigned = (int64_t)u < 0;
 	}
-	e->name = intern(r, en);
+	/* (libdw's string, valid while the file is open, in a repeated
+	 * definition: interned only when it is kept) */
+	e->name = r->body == &r->dup_tmp ? en : intern(r, en);
 	return true;
 }
 
@@ -673,7 +677,7 @@ static bool read_member(struct reader *r, int ctag, struct member_attrs *ma,
 	struct arena *a = &r->model->arena;
 	const char *name = t->name;
 	const char *mn = attr_name(r, ma_get(ma, MA_NAME));
-	m->name = intern(r, mn);
+	m->name = r->body == &r->dup_tmp ? mn : intern(r, mn);
 	Dwarf_Die mt;
 	if (!attr_type(ma_get(ma, MA_TYPE), &mt)) {
 		set_error(r, au_error_format("%s: member %s of %s %s has no type", r->path,

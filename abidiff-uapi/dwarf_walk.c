@@ -182,6 +182,30 @@ static void visit_typedefs(struct reader *r, Dwarf_Die *child, int tag, const vo
 	}
 }
 
+/* A definition read into r->dup_tmp, copied into the model: its own
+ * member and enumerator names interned, its place found (read_aggregate
+ * leaves both to this). */
+static struct layout_type *keep_definition(struct reader *r, struct layout_type *t, Dwarf_Die *die)
+{
+	struct arena *a = &r->model->arena;
+	t = au_arena_memdup(a, t, sizeof(*t));
+	if (t->nmembers)
+		t->members = au_arena_memdup(a, t->members, t->nmembers * sizeof(*t->members));
+	for (size_t i = 0; i < t->nmembers; i++)
+		t->members[i].name = intern(r, t->members[i].name);
+	if (t->nenumerators)
+		t->enumerators = au_arena_memdup(a, t->enumerators, t->nenumerators * sizeof(*t->enumerators));
+	for (size_t i = 0; i < t->nenumerators; i++)
+		t->enumerators[i].name = intern(r, t->enumerators[i].name);
+	if (t->name) {
+		t->file = decl_file(r, die);
+		int line;
+		if (dwarf_decl_line(die, &line) == 0 && line > 0)
+			t->line = (unsigned)line;
+	}
+	return t;
+}
+
 /* An anonymous enum: named constants, kept as a type named after its first
  * enumerator so that the comparer can pair its enumerators by name. */
 static void read_anonymous_enum(struct reader *r, Dwarf_Die *die, const char *scope)
@@ -196,8 +220,7 @@ static void read_anonymous_enum(struct reader *r, Dwarf_Die *die, const char *sc
 		return;
 	}
 	struct arena *a = &r->model->arena;
-	t = au_arena_memdup(a, t, sizeof(*t));
-	t->enumerators = au_arena_memdup(a, t->enumerators, t->nenumerators * sizeof(*t->enumerators));
+	t = keep_definition(r, t, die);
 	au_arena_reset(&r->dup_tmp);
 	t->name = au_typekey_anon_enum_name(a, t->enumerators[0].name);
 	t->anonymous = true;
@@ -258,18 +281,13 @@ static bool same_members(const struct layout_type *a, const struct layout_type *
 /* Another definition of first's name, read into r->dup_tmp: dropped when
  * some definition already has its layout, else copied into the model and
  * chained as an ODR conflict. */
-static void add_definition(struct reader *r, struct layout_type *first, struct layout_type *t)
+static void add_definition(struct reader *r, struct layout_type *first, struct layout_type *t, Dwarf_Die *die)
 {
 	for (struct layout_type *d = first; d; d = d->odr_next)
 		if (d->align == t->align && au_same_str(d->scope, t->scope) && same_members(d, t, 0))
 			return;
 	/* Into the model before its key is kept (odr_keys is keyed by address). */
-	struct arena *a = &r->model->arena;
-	t = au_arena_memdup(a, t, sizeof(*t));
-	if (t->nmembers)
-		t->members = au_arena_memdup(a, t->members, t->nmembers * sizeof(*t->members));
-	if (t->nenumerators)
-		t->enumerators = au_arena_memdup(a, t->enumerators, t->nenumerators * sizeof(*t->enumerators));
+	t = keep_definition(r, t, die);
 	const char *k = definition_key(r, t);
 	struct layout_type *last = first;
 	for (struct layout_type *d = first; d; d = d->odr_next) {
@@ -442,7 +460,7 @@ static void visit_types(struct reader *r, Dwarf_Die *die, int tag, const void *c
 			if (!first)
 				au_layout_model_add(r->model, t);
 			else
-				add_definition(r, first, t);
+				add_definition(r, first, t, die);
 			au_arena_reset(&r->dup_tmp);
 		}
 		r->definitions++;
