@@ -1031,10 +1031,15 @@ static void unindex_enumerators(struct enum_index *x)
 	au_strmap_deinit(&x->named);
 }
 
-/* The OLD anonymous enum that a NEW one continues: the holder of its first
- * enumerator that OLD has, when that holder is anonymous too. */
+/* The OLD anonymous enum that a NEW one continues: the one of its name (the
+ * same first enumerator), else the holder of its first enumerator that OLD
+ * has, when that holder is anonymous too. Its name first: units of one
+ * object repeat constants in other enums (a kernel's Opt_err). */
 static const struct layout_type *continued(const struct layout_type *n, struct enum_index *old_refs)
 {
+	const struct layout_type *same = au_layout_model_find(old_refs->model, n->name);
+	if (same && same->kind == LAYOUT_ENUM && same->anonymous)
+		return same;
 	for (size_t k = 0; k < n->nenumerators; k++) {
 		const struct enum_ref *r = find_enum_ref(old_refs, n->enumerators[k].name);
 		if (r)
@@ -1048,6 +1053,19 @@ struct sequel {
 	const struct layout_type *type;
 	struct sequel *next;
 };
+
+/* The enumerator called name in the NEW enums continuing an OLD one, or
+ * NULL: the constant pairs there before anywhere else in NEW. */
+static const struct enum_ref *in_sequels(const struct sequel *seq, const char *name, struct enum_ref *ret)
+{
+	for (const struct sequel *q = seq; q; q = q->next)
+		for (size_t k = 0; k < q->type->nenumerators; k++)
+			if (strcmp(q->type->enumerators[k].name, name) == 0) {
+				*ret = (struct enum_ref){ &q->type->enumerators[k], q->type };
+				return ret;
+			}
+	return NULL;
+}
 
 static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 {
@@ -1101,7 +1119,10 @@ static void compare_anonymous_enums(struct comparer *c, size_t *cap)
 		size_t start = c->nbuf;
 		for (size_t k = 0; k < o->nenumerators; k++) {
 			struct enum_ref ro = { &o->enumerators[k], o };
-			const struct enum_ref *rn = find_enum_ref(&new_refs, ro.e->name);
+			struct enum_ref own;
+			const struct enum_ref *rn = in_sequels(seq, ro.e->name, &own);
+			if (!rn)
+				rn = find_enum_ref(&new_refs, ro.e->name);
 			if (!rn)
 				enum_removed(c, &ro);
 			else if (rn->e->value != ro.e->value)

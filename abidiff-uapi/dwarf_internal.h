@@ -44,7 +44,11 @@ struct reader {
 	bool big_endian;
 	unsigned address_size;
 	struct intmap infos;          /* DIE -> struct type_info * */
-	struct arena scratch;         /* the type_infos: freed when the read ends */
+	struct arena info_mem;        /* the type_infos: freed with infos (forget_unit_types) */
+	struct arena scratch;         /* per read: freed when the read ends */
+	struct intmap member_types;   /* hash -> struct member_type_node list (dwarf_types.c) */
+	struct arena type_tmp;        /* strings of one unit's types, until they are interned */
+	bool imports;                 /* a unit imported another (dwz): its types are kept for all */
 	struct strmap names;          /* names copied into the model, each once */
 	struct strmap anon_names;     /* aggregate DIE -> typedef name */
 	struct strmap ptr_names;      /* aggregate DIE -> "*P" of typedef struct {...} *P */
@@ -62,6 +66,7 @@ struct reader {
 	 * anonymous one is read, until it is found again or copied. */
 	struct arena *body;
 	struct arena anon_tmp;
+	struct arena dup_tmp;         /* a name's later definition, until it is found new */
 	unsigned anon_depth;
 	struct strmap anon_shapes;    /* au_typekey_anon key -> struct shared_anon * */
 	unsigned long top_seq;        /* counts the types read at the top */
@@ -167,6 +172,9 @@ struct layout_type *read_aggregate(struct reader *r, Dwarf_Die *die, const char 
 /* Every unit of dw, for pass 0 (typedef names, namespaces) or pass 1
  * (definitions). */
 void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass);
+/* Between two units: what is known of the last one's type DIEs is dropped,
+ * unless other units may refer to them (imports, type units). */
+void forget_unit_types(struct reader *r);
 /* After pass 1, when some name has more than one layout: the types C++
  * nests in different classes renamed apart, and each name's layouts put in
  * layout order. */

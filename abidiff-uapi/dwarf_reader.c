@@ -162,8 +162,12 @@ static void reader_init(struct reader *r)
 {
 	au_intmap_init(&r->infos);
 	au_arena_init(&r->scratch);
+	au_arena_init(&r->info_mem);
+	au_arena_init(&r->type_tmp);
+	au_intmap_init(&r->member_types);
 	r->body = &r->model->arena;
 	au_arena_init(&r->anon_tmp);
+	au_arena_init(&r->dup_tmp);
 	au_strmap_init(&r->anon_shapes);
 	au_strmap_init(&r->names);
 	au_strmap_init(&r->anon_names);
@@ -182,8 +186,12 @@ static void reader_deinit(struct reader *r)
 	au_strmap_deinit(&r->odr_keys);
 	au_strmap_deinit(&r->anon_shapes);
 	au_arena_deinit(&r->anon_tmp);
+	au_arena_deinit(&r->dup_tmp);
 	au_intmap_deinit(&r->infos);
 	au_arena_deinit(&r->scratch);
+	au_arena_deinit(&r->info_mem);
+	au_arena_deinit(&r->type_tmp);
+	au_intmap_deinit(&r->member_types);
 	au_strmap_deinit(&r->names);
 	au_strmap_deinit(&r->anon_names);
 	au_strmap_deinit(&r->ptr_names);

@@ -77,7 +77,7 @@ static bool ma_udata(struct member_attrs *ma, enum member_attr slot, Dwarf_Word 
 
 static struct type_info *new_info(struct reader *r, Dwarf_Die *die)
 {
-	struct type_info *ti = au_arena_alloc(&r->scratch, sizeof(*ti));
+	struct type_info *ti = au_arena_alloc(&r->info_mem, sizeof(*ti));
 	au_intmap_put(&r->infos, die_key(die), ti);
 	return ti;
 }
@@ -111,7 +111,7 @@ static const char *base_key(struct reader *r, Dwarf_Die *die, uint64_t size)
 		}
 		base = BASE_CHAR;
 	}
-	return au_typekey_base(&r->model->arena, base, 8 * size, name);
+	return au_typekey_base(&r->type_tmp, base, 8 * size, name);
 }
 
 /* The element count of one array dimension; -1 for "no elements" ([] or
@@ -175,11 +175,11 @@ static void array_info(struct reader *r, Dwarf_Die *die, struct type_info *ti, s
 	}
 	const char *ed = et ? et->mt->name : "void";
 	const char *ek = et ? et->mt->key : TYPEKEY_VOID;
-	d->name = au_arena_concat3(&r->model->arena, ed, au_strbuf_str(&dims), "");
+	d->name = au_arena_concat3(&r->type_tmp, ed, au_strbuf_str(&dims), "");
 	au_strbuf_release(&dims);
 	/* T[2][65] and T[130] are the same layout (and BTF, from pahole, keeps
 	 * only the latter): the key counts elements. */
-	d->key = au_typekey_array(&r->model->arena, count, flexible, ek);
+	d->key = au_typekey_array(&r->type_tmp, count, flexible, ek);
 	d->embeds = et ? et->mt->embeds : NULL;
 	d->chain = et ? et->mt->chain : NULL;
 	ti->flexible = flexible;
@@ -211,7 +211,7 @@ static void function_info(struct reader *r, Dwarf_Die *die, struct type_info *ti
 			}
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
-	d->key = au_typekey_fn_finish(&fn, &r->model->arena, rk);
+	d->key = au_typekey_fn_finish(&fn, &r->type_tmp, rk);
 	d->name = "function";
 	ti->has_size = false;
 }
@@ -300,7 +300,7 @@ static void unspecified_info(struct type_read *tr)
 		return;
 	}
 	d->name = tr->name ? tr->name : "?";
-	d->key = au_typekey_unspecified(&tr->r->model->arena, d->name);
+	d->key = au_typekey_unspecified(&tr->r->type_tmp, d->name);
 	d->size = tr->r->address_size;
 	tr->ti->has_size = true;
 }
@@ -319,12 +319,12 @@ static void pointer_info(struct type_read *tr)
 	if (die_type(tr->die, &target)) {
 		struct type_info *tt = type_info_of(r, &target, tr->depth + 1);
 		d->name = strcmp(tt->mt->name, "function") == 0
-				  ? au_arena_printf(&r->model->arena, "%s", "function *")
-				  : au_arena_printf(&r->model->arena, "%s %s", tt->mt->name, sigil);
-		d->key = au_typekey_pointer(&r->model->arena, ks, tt->mt->key);
+				  ? "function *"
+				  : au_arena_concat3(&r->type_tmp, tt->mt->name, " ", sigil);
+		d->key = au_typekey_pointer(&r->type_tmp, ks, tt->mt->key);
 	} else {
-		d->name = au_arena_printf(&r->model->arena, "void %s", sigil);
-		d->key = au_typekey_pointer(&r->model->arena, ks, TYPEKEY_VOID);
+		d->name = au_arena_concat3(&r->type_tmp, "void ", sigil, "");
+		d->key = au_typekey_pointer(&r->type_tmp, ks, TYPEKEY_VOID);
 	}
 	Dwarf_Word size = 0;
 	tr->ti->has_size = attr_udata(tr->die, DW_AT_byte_size, &size);
@@ -353,11 +353,11 @@ static void qualified_info(struct type_read *tr)
 	}
 	if (tr->tag == DW_TAG_typedef && tr->name) {
 		d->name = tr->name;
-		d->chain = d->chain ? au_arena_printf(&r->model->arena, "%s>%s", tr->name, d->chain) : tr->name;
+		d->chain = d->chain ? au_arena_concat3(&r->type_tmp, tr->name, ">", d->chain) : tr->name;
 	} else if (tr->tag == DW_TAG_const_type)
-		d->name = au_arena_printf(&r->model->arena, "const %s", d->name);
+		d->name = au_arena_concat3(&r->type_tmp, "const ", d->name, "");
 	else if (tr->tag == DW_TAG_volatile_type)
-		d->name = au_arena_printf(&r->model->arena, "volatile %s", d->name);
+		d->name = au_arena_concat3(&r->type_tmp, "volatile ", d->name, "");
 }
 
 static struct layout_type *read_anonymous(struct reader *r, Dwarf_Die *die, int depth, const char **key,
@@ -381,7 +381,7 @@ static void aggregate_info(struct type_read *tr)
 	tr->ti->has_size = attr_udata(die, DW_AT_byte_size, &size);
 	d->size = size;
 	if (name) {
-		d->key = au_typekey_named(&r->model->arena, prefix, name);
+		d->key = au_typekey_named(&r->type_tmp, prefix, name);
 		d->name = d->key;
 		if (tag != DW_TAG_enumeration_type)
 			d->embeds = d->name;
@@ -408,7 +408,48 @@ static void unknown_info(struct type_read *tr)
 					     "which is no type (tag 0x%x)", r->path,
 					     (unsigned long long)dwarf_dieoffset(tr->die), (unsigned)tr->tag));
 	tr->d.name = tr->name ? tr->name : "?";
-	tr->d.key = au_typekey_unknown(&r->model->arena, "tag", tr->tag, tr->d.name);
+	tr->d.key = au_typekey_unknown(&r->type_tmp, "tag", tr->tag, tr->d.name);
+}
+
+/* The model's record of what members of a type show, one per distinct
+ * record in the read, its strings copied once (d's are in r->type_tmp): a
+ * whole kernel has millions of type DIEs and a few hundred thousand
+ * distinct records. */
+struct member_type_node {
+	const struct layout_member_type *mt;
+	struct member_type_node *next;
+};
+
+static uint64_t hash_field(uint64_t h, const char *s)
+{
+	for (; s && *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	h ^= s ? 0xfe : 0xff;   /* the end of a field; NULL apart from "" */
+	return h * 1099511628211ULL;
+}
+
+/* Found by its contents, which are only interned for a new record. */
+static const struct layout_member_type *member_type(struct reader *r, const struct layout_member_type *d)
+{
+	struct layout_type *layout = d->layout && d->layout->kind != LAYOUT_ENUM ? d->layout : NULL;
+	uint64_t h = 1469598103934665603ULL;
+	h = hash_field(hash_field(hash_field(hash_field(h, d->name), d->key), d->chain), d->embeds);
+	h ^= d->size ^ ((uint64_t)(uintptr_t)layout >> 4) * 0x9e3779b97f4a7c15ULL;
+	h *= 1099511628211ULL;
+	struct member_type_node *first = au_intmap_get(&r->member_types, h);
+	for (struct member_type_node *n = first; n; n = n->next)
+		if (n->mt->size == d->size && n->mt->layout == layout && au_same_str(n->mt->name, d->name) &&
+		    au_same_str(n->mt->key, d->key) && au_same_str(n->mt->chain, d->chain) &&
+		    au_same_str(n->mt->embeds, d->embeds))
+			return n->mt;
+	struct member_type_node *n = au_arena_alloc(&r->scratch, sizeof(*n));
+	n->mt = au_member_type_new(&r->model->arena, intern(r, d->name), intern(r, d->key), intern(r, d->chain),
+				   intern(r, d->embeds), d->size, layout);
+	n->next = first;
+	au_intmap_put(&r->member_types, h, n);
+	return n->mt;
 }
 
 struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int depth)
@@ -474,8 +515,7 @@ struct type_info *type_info_of(struct reader *r, Dwarf_Die *die, int depth)
 	else if (tr.shared && *tr.shared)
 		ti->mt = *tr.shared;   /* members of one shared anonymous layout share one record */
 	else
-		ti->mt = au_member_type_new(&r->model->arena, tr.d.name, tr.d.key, tr.d.chain, tr.d.embeds, tr.d.size,
-					    ti->layout);
+		ti->mt = member_type(r, &tr.d);
 	if (tr.shared && !*tr.shared)
 		*tr.shared = ti->mt;
 	ti->busy = false;
@@ -556,7 +596,9 @@ static struct layout_type *new_aggregate(struct reader *r, Dwarf_Die *die, const
 		t->size = v;
 	if (attr_udata(die, DW_AT_alignment, &v))
 		t->align = v;
-	if (name) {
+	/* A repeated definition's place is found only when it is kept
+	 * (keep_definition). */
+	if (name && r->body != &r->dup_tmp) {
 		t->file = decl_file(r, die);
 		int line;
 		if (dwarf_decl_line(die, &line) == 0 && line > 0)
@@ -588,7 +630,9 @@ static bool read_enumerator(struct reader *r, Dwarf_Die *child, struct layout_en
 		e->value = (int64_t)u;
 		e->is_unsigned = (int64_t)u < 0;
 	}
-	e->name = intern(r, en);
+	/* (libdw's string, valid while the file is open, in a repeated
+	 * definition: interned only when it is kept) */
+	e->name = r->body == &r->dup_tmp ? en : intern(r, en);
 	return true;
 }
 
@@ -633,7 +677,7 @@ static bool read_member(struct reader *r, int ctag, struct member_attrs *ma,
 	struct arena *a = &r->model->arena;
 	const char *name = t->name;
 	const char *mn = attr_name(r, ma_get(ma, MA_NAME));
-	m->name = intern(r, mn);
+	m->name = r->body == &r->dup_tmp ? mn : intern(r, mn);
 	Dwarf_Die mt;
 	if (!attr_type(ma_get(ma, MA_TYPE), &mt)) {
 		set_error(r, au_error_format("%s: member %s of %s %s has no type", r->path,

@@ -46,7 +46,21 @@ static void import_unit(struct reader *r, Dwarf_Die *die, int pass)
 					     r->has_alt ? "" : " (a dwz supplement is missing?)"));
 		return;
 	}
+	r->imports = true;
 	walk_unit(r, &pu, pass);
+}
+
+/* A unit's type DIEs are met again only from the unit itself, unless a
+ * unit imports another (dwz) or refers to type units: a whole kernel's
+ * millions of type DIEs need not be remembered past their unit. (A
+ * reference into another unit, DW_FORM_ref_addr, is read again there.) */
+void forget_unit_types(struct reader *r)
+{
+	if (r->imports || have_type_units || r->infos.count == 0)
+		return;
+	au_intmap_deinit(&r->infos);
+	au_intmap_init(&r->infos);
+	au_arena_reset(&r->info_mem);
 }
 
 /* "ns::" prefixes of C++ namespaces, "(anonymous namespace)::" for one
@@ -168,16 +182,47 @@ static void visit_typedefs(struct reader *r, Dwarf_Die *child, int tag, const vo
 	}
 }
 
+/* A definition read into r->dup_tmp, copied into the model: its own
+ * member and enumerator names interned, its place found (read_aggregate
+ * leaves both to this). */
+static struct layout_type *keep_definition(struct reader *r, struct layout_type *t, Dwarf_Die *die)
+{
+	struct arena *a = &r->model->arena;
+	t = au_arena_memdup(a, t, sizeof(*t));
+	if (t->nmembers)
+		t->members = au_arena_memdup(a, t->members, t->nmembers * sizeof(*t->members));
+	for (size_t i = 0; i < t->nmembers; i++)
+		t->members[i].name = intern(r, t->members[i].name);
+	if (t->nenumerators)
+		t->enumerators = au_arena_memdup(a, t->enumerators, t->nenumerators * sizeof(*t->enumerators));
+	for (size_t i = 0; i < t->nenumerators; i++)
+		t->enumerators[i].name = intern(r, t->enumerators[i].name);
+	if (t->name) {
+		t->file = decl_file(r, die);
+		int line;
+		if (dwarf_decl_line(die, &line) == 0 && line > 0)
+			t->line = (unsigned)line;
+	}
+	return t;
+}
+
 /* An anonymous enum: named constants, kept as a type named after its first
  * enumerator so that the comparer can pair its enumerators by name. */
 static void read_anonymous_enum(struct reader *r, Dwarf_Die *die, const char *scope)
 {
+	r->body = &r->dup_tmp;
 	struct layout_type *t = read_aggregate(r, die, NULL, 0);
-	if (r->err || t->nenumerators == 0)
+	r->body = &r->model->arena;
+	if (r->err || t->nenumerators == 0 ||
+	    au_layout_model_find(r->model, au_typekey_anon_enum_name(&r->dup_tmp, t->enumerators[0].name))) {
+		/* (found: the same enum seen again, in another unit or a g++ scope) */
+		au_arena_reset(&r->dup_tmp);
 		return;
-	t->name = au_typekey_anon_enum_name(&r->model->arena, t->enumerators[0].name);
-	if (au_layout_model_find(r->model, t->name))
-		return; /* the same enum seen again (another unit, or a g++ scope) */
+	}
+	struct arena *a = &r->model->arena;
+	t = keep_definition(r, t, die);
+	au_arena_reset(&r->dup_tmp);
+	t->name = au_typekey_anon_enum_name(a, t->enumerators[0].name);
 	t->anonymous = true;
 	t->scope = scope;
 	t->file = decl_file(r, die);
@@ -199,10 +244,50 @@ static const char *definition_key(struct reader *r, struct layout_type *t)
 	return k;
 }
 
-/* Another definition of first's name: dropped when some definition already
- * has its layout, else chained as an ODR conflict. */
-static void add_definition(struct reader *r, struct layout_type *first, struct layout_type *t)
+/* The members of a and b are the same one by one: names, places, widths
+ * and types, anonymous members' layouts alike. Then their flattened views,
+ * and so their definition keys, are equal; when this says false, the keys
+ * decide. A whole kernel repeats each header's types in thousands of units:
+ * this spares building the two keys for each repetition. */
+static bool same_members(const struct layout_type *a, const struct layout_type *b, int depth)
 {
+	if (a == b)
+		return true;
+	if (depth > MAX_DEPTH || a->kind != b->kind || a->size != b->size || a->nmembers != b->nmembers ||
+	    a->nenumerators != b->nenumerators)
+		return false;
+	for (size_t i = 0; i < a->nenumerators; i++) {
+		const struct layout_enumerator *x = &a->enumerators[i], *y = &b->enumerators[i];
+		if (x->value != y->value || !au_same_str(x->name, y->name))
+			return false;
+	}
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const struct layout_member *x = &a->members[i], *y = &b->members[i];
+		if (x->bit_offset != y->bit_offset || x->is_bitfield != y->is_bitfield ||
+		    (x->is_bitfield && x->bit_size != y->bit_size) || x->flexible != y->flexible ||
+		    !au_same_str(x->name, y->name))
+			return false;
+		if (x->type == y->type)
+			continue;
+		if (x->type->size != y->type->size || !au_same_str(x->type->key, y->type->key) ||
+		    (x->type->layout == NULL) != (y->type->layout == NULL))
+			return false;
+		if (!x->name && x->type->layout && !same_members(x->type->layout, y->type->layout, depth + 1))
+			return false;
+	}
+	return true;
+}
+
+/* Another definition of first's name, read into r->dup_tmp: dropped when
+ * some definition already has its layout, else copied into the model and
+ * chained as an ODR conflict. */
+static void add_definition(struct reader *r, struct layout_type *first, struct layout_type *t, Dwarf_Die *die)
+{
+	for (struct layout_type *d = first; d; d = d->odr_next)
+		if (d->align == t->align && au_same_str(d->scope, t->scope) && same_members(d, t, 0))
+			return;
+	/* Into the model before its key is kept (odr_keys is keyed by address). */
+	t = keep_definition(r, t, die);
 	const char *k = definition_key(r, t);
 	struct layout_type *last = first;
 	for (struct layout_type *d = first; d; d = d->odr_next) {
@@ -362,7 +447,12 @@ static void visit_types(struct reader *r, Dwarf_Die *die, int tag, const void *c
 			/* A name seen before (in another unit of a library) is read
 			 * again: a second layout under it is kept, not dropped. */
 			r->current = name;
+			/* Another definition is most often the same one again:
+			 * read aside, and kept only when it differs. */
+			if (first)
+				r->body = &r->dup_tmp;
 			struct layout_type *t = read_aggregate(r, die, name, 0);
+			r->body = &r->model->arena;
 			if (r->err)
 				return;
 			t->scope = own_scope;
@@ -370,7 +460,8 @@ static void visit_types(struct reader *r, Dwarf_Die *die, int tag, const void *c
 			if (!first)
 				au_layout_model_add(r->model, t);
 			else
-				add_definition(r, first, t);
+				add_definition(r, first, t, die);
+			au_arena_reset(&r->dup_tmp);
 		}
 		r->definitions++;
 	}
@@ -481,6 +572,9 @@ void walk_units(struct reader *r, Dwarf *dw, const char *file, int pass)
 		case DW_UT_split_compile:
 		case DW_UT_split_type:
 			walk_unit(r, &cudie, pass);
+			forget_unit_types(r);
+			/* Every string of the unit's types is interned by now. */
+			au_arena_reset(&r->type_tmp);
 			break;
 		case DW_UT_skeleton: {
 			if (!subdie.addr || dwarf_tag(&subdie) == DW_TAG_invalid) {

@@ -185,20 +185,61 @@ const char *au_typekey_unknown(struct arena *a, const char *source, int code, co
  * an empty struct and T x[] in C, and T x[0] in C++: the same names at the
  * same places), so two anonymous types are equal exactly when every access
  * through them is. */
+/* Decimal digits of v, as printf's %PRIu64 writes them (no printf: a
+ * kernel's anonymous types make millions of these). */
+static void put_u64(struct strbuf *b, uint64_t v)
+{
+	char d[24];
+	size_t n = sizeof(d);
+	d[--n] = 0;
+	do {
+		d[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	au_strbuf_puts(b, d + n);
+}
+
+/* As printf's %s writes a string, NULL included. */
+static void put_str(struct strbuf *b, const char *s)
+{
+	au_strbuf_puts(b, s ? s : "(null)");
+}
+
+static void put_i64(struct strbuf *b, int64_t v)
+{
+	if (v < 0) {
+		au_strbuf_putc(b, '-');
+		put_u64(b, -(uint64_t)v);
+	} else {
+		put_u64(b, (uint64_t)v);
+	}
+}
+
 const char *au_typekey_anon(struct arena *a, const struct layout_type *t)
 {
 	struct strbuf b = STRBUF_INIT;
-	au_strbuf_printf(&b, "%s{", au_layout_kind_name(t->kind));
+	au_strbuf_puts(&b, au_layout_kind_name(t->kind));
+	au_strbuf_putc(&b, '{');
 	if (t->kind == LAYOUT_ENUM) {
-		for (size_t i = 0; i < t->nenumerators; i++)
-			au_strbuf_printf(&b, "%s=%" PRId64 ";", t->enumerators[i].name, t->enumerators[i].value);
+		for (size_t i = 0; i < t->nenumerators; i++) {
+			put_str(&b, t->enumerators[i].name);
+			au_strbuf_putc(&b, '=');
+			put_i64(&b, t->enumerators[i].value);
+			au_strbuf_putc(&b, ';');
+		}
 	} else {
 		struct flat_member *flat = NULL;
 		size_t n = au_layout_flatten(t, &flat);
 		for (size_t i = 0; i < n; i++) {
 			const struct layout_member *m = flat[i].member;
-			au_strbuf_printf(&b, "%s@%" PRIu64 ":%" PRIu64 ":%s;", m->name, flat[i].bit_offset, au_member_bits(m),
-				      m->type->key);
+			put_str(&b, m->name);
+			au_strbuf_putc(&b, '@');
+			put_u64(&b, flat[i].bit_offset);
+			au_strbuf_putc(&b, ':');
+			put_u64(&b, au_member_bits(m));
+			au_strbuf_putc(&b, ':');
+			put_str(&b, m->type->key);
+			au_strbuf_putc(&b, ';');
 		}
 		free(flat);
 	}

@@ -4,7 +4,10 @@ and check abidiff-uapi against the expected outputs kept in the repo.
 
 A case is a directory with old.h, optionally new.h (else old.h is built twice)
 and case.conf (KEY=VALUE lines: OLD_LANG, NEW_LANG = c | c++; FLAGS; VARIANTS;
-DIFF_ARGS, extra options for diff such as --strict; REVERSE=yes to also diff
+DIFF_ARGS, extra options for diff such as --strict; UNITS=N to build each side
+from N translation units of its header, unit K with -DAU_UNIT=K, linked into
+one object (a library's units may each define a type of the same name, or
+anonymous enums with the same constants); REVERSE=yes to also diff
 NEW against OLD, against expected-reverse.txt and expected-reverse.json: a
 safe change read backwards is usually a break, and both must be right).
 For every variant (gcc, gcc -gdwarf-4, gcc -gz, clang, a shared object, an
@@ -56,7 +59,7 @@ DEFAULT_VARIANTS = ["gcc", "gcc-dwarf4", "gcc-gz", "clang", "gcc-shared", "gcc-e
 
 def read_conf(case):
     conf = {"OLD_LANG": "c", "NEW_LANG": "c", "FLAGS": "", "VARIANTS": " ".join(DEFAULT_VARIANTS),
-            "DIFF_ARGS": "", "REVERSE": "no"}
+            "DIFF_ARGS": "", "REVERSE": "no", "UNITS": "1"}
     path = os.path.join(case, "case.conf")
     if os.path.exists(path):
         for line in open(path):
@@ -84,6 +87,35 @@ def compile_side(variant, lang, header, flags, out, workdir):
     else:
         argv += [src, "-o", out]
     subprocess.run(argv, check=True, cwd=workdir)
+
+
+def compile_units(variant, lang, header, flags, out, workdir, units):
+    """One side built from `units` translation units of header (unit K with -DAU_UNIT=K), linked
+    as the variant links one: a relocatable object (ld -r), a shared object or an executable (its
+    main in unit 1). Returns each unit's object, which crosscheck takes one by one."""
+    cc_c, cc_cxx, mode = VARIANTS[variant]
+    cc = cc_cxx if lang == "c++" else cc_c
+    ext = ".cc" if lang == "c++" else ".c"
+    objs = []
+    for k in range(1, units + 1):
+        base = "%s-u%d" % (os.path.basename(out).split(".")[0], k)
+        src = os.path.join(workdir, base + ext)
+        with open(src, "w") as f:
+            f.write('#include "%s"\n' % header)
+            if mode == "exe" and k == 1:
+                f.write("int main(void) { return 0; }\n")
+        obj = os.path.join(workdir, base + ".o")
+        pic = ["-fPIC"] if mode == "shared" else []
+        subprocess.run(cc + pic + ["-fno-eliminate-unused-debug-types", "-DAU_UNIT=%d" % k] + flags.split() +
+                       ["-c", src, "-o", obj], check=True, cwd=workdir)
+        objs.append(obj)
+    if mode == "obj":
+        subprocess.run(["ld", "-r", "-o", out] + objs, check=True, cwd=workdir)
+    elif mode == "shared":
+        subprocess.run([cc[0], "-shared", "-nostdlib", "-o", out] + objs, check=True, cwd=workdir)
+    else:
+        subprocess.run([cc[0], "-o", out] + objs, check=True, cwd=workdir)
+    return objs
 
 
 def run_tool(tool, args, cwd):
@@ -190,16 +222,30 @@ def run_case(tool, name, update):
                 shutil.copy(os.path.join(case, "new.h"), work)
             old_v, new_v = ("gcc", "clang") if variant == "mixed" else (variant, variant)
             suffix = {"shared": ".so", "exe": ""}.get(VARIANTS[old_v][2], ".o")
-            compile_side(old_v, conf["OLD_LANG"], "old.h", conf["FLAGS"], os.path.join(work, "old" + suffix), work)
-            compile_side(new_v, conf["NEW_LANG"], new_h, conf["FLAGS"], os.path.join(work, "new" + suffix), work)
+            units = int(conf["UNITS"])
+            if units > 1:
+                old_objs = compile_units(old_v, conf["OLD_LANG"], "old.h", conf["FLAGS"], os.path.join(work, "old" + suffix),
+                                         work, units)
+                new_objs = compile_units(new_v, conf["NEW_LANG"], new_h, conf["FLAGS"], os.path.join(work, "new" + suffix),
+                                         work, units)
+            else:
+                compile_side(old_v, conf["OLD_LANG"], "old.h", conf["FLAGS"], os.path.join(work, "old" + suffix), work)
+                compile_side(new_v, conf["NEW_LANG"], new_h, conf["FLAGS"], os.path.join(work, "new" + suffix), work)
             directions = [("old", "new", expected_txt, expected_json)]
             if conf["REVERSE"] == "yes":
                 directions.append(("new", "old", os.path.join(case, "expected-reverse.txt"),
                                    os.path.join(case, "expected-reverse.json")))
             for a, b, want_txt, want_json in directions:
                 failures += compare_outputs(tool, conf, variant, suffix, a, b, want_txt, want_json, update, work)
-            checks += crosscheck(tool, os.path.join(work, "old" + suffix), conf["OLD_LANG"], old_v, "old.h", conf["FLAGS"], work)
-            checks += crosscheck(tool, os.path.join(work, "new" + suffix), conf["NEW_LANG"], new_v, new_h, conf["FLAGS"], work)
+            if units > 1:
+                # Each unit against the header as that unit saw it.
+                for k, (o, n) in enumerate(zip(old_objs, new_objs), 1):
+                    f = conf["FLAGS"] + " -DAU_UNIT=%d" % k
+                    checks += crosscheck(tool, o, conf["OLD_LANG"], old_v, "old.h", f, work)
+                    checks += crosscheck(tool, n, conf["NEW_LANG"], new_v, new_h, f, work)
+            else:
+                checks += crosscheck(tool, os.path.join(work, "old" + suffix), conf["OLD_LANG"], old_v, "old.h", conf["FLAGS"], work)
+                checks += crosscheck(tool, os.path.join(work, "new" + suffix), conf["NEW_LANG"], new_v, new_h, conf["FLAGS"], work)
         except (subprocess.CalledProcessError, AssertionError) as e:
             failures.append("%s: %s" % (variant, e))
         finally:
