@@ -298,7 +298,7 @@ def run_compat(opts, tool_fn, progress) -> CompatReport:
     installed = parallel(2, lambda a: headers_install(tree, key, max(1, opts.jobs // 2), opts.work, a), arches)
     incs = {}
     for a, (inc, cached) in zip(arches, installed):
-        incs[a.debian] = copy_headers(inc, opts.out, a.debian)  # DWARF names include/ARCH/...
+        incs[a.debian] = copy_headers(inc, opts.out, a.debian, keep=list(incs))  # DWARF names include/ARCH/...
         progress.step(f"  headers_install ARCH={a.kernel}" + (" (cached)" if cached else ""))
     progress.step("compat step 2: every header compiled alone as C for both architectures")
     lists = {a.debian: candidates(tree, incs[a.debian], a) for a in arches}

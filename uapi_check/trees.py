@@ -167,20 +167,22 @@ def _headers_install(tree, key, jobs, work, arch, build_in_tree):
     return os.path.join(dest, "include"), False
 
 
-def copy_headers(src, out, name):
+def copy_headers(src, out, name, keep=()):
     """The installed headers in <out>/include/NAME, so the out dir is self-contained: hard links to
     the install's files (a cache entry: published whole, never written in place), or copies where
     no link can be made (another file system). What the directory holds already stays where it is
     the same file: only changed, added and removed headers are written (an unlink costs about as
     much as a link, and a whole UAPI has a thousand headers). A per-commit check's before side is
     the last check's after side: when another directory of <out>/include came from src (its
-    stamp, .NAME.source, says so), the two directories trade names first."""
+    stamp, .NAME.source, says so), the two directories trade names first, unless that directory is
+    one of keep: those the same check has synced already (an empty series installs one set of
+    headers for both sides)."""
     inc = os.path.join(out, "include")
     dest = os.path.join(inc, name)
     os.makedirs(inc, exist_ok=True)
     origin = os.path.realpath(src)
     if _source(inc, name) != origin:
-        other = next((d for d in sorted(os.listdir(inc)) if d != name and not d.startswith(".")
+        other = next((d for d in sorted(os.listdir(inc)) if d != name and d not in keep and not d.startswith(".")
                       and os.path.isdir(os.path.join(inc, d)) and _source(inc, d) == origin), None)
         if other:
             _swap(inc, name, other)
@@ -408,8 +410,8 @@ def step_trees(opts, progress):
         results.append(install_over("after", revs["after"].base))
     else:
         results = parallel(2, install, list(REVS))
-    for rev, (inc, cached) in zip(REVS, results):
-        revs[rev].include = copy_headers(inc, opts.out, rev)
+    for i, (rev, (inc, cached)) in enumerate(zip(REVS, results)):
+        revs[rev].include = copy_headers(inc, opts.out, rev, keep=REVS[:i])
         progress.step(f"  headers_install ARCH={opts.arch.kernel} {rev}: {revs[rev].tree}"
                       + (" (cached)" if cached else ""))
     return Trees(revs, series, {r: len(list_headers(revs[r].include)) for r in REVS},

@@ -118,3 +118,20 @@ def test_copy_headers_links_reuses_and_swaps(tmp_path):
     assert _files(after) == _files(three)
     assert sorted(os.listdir(os.path.join(out, "include"))) == [".after.source", ".before.source",
                                                                 "after", "before"]
+
+
+def test_copy_headers_one_install_for_both_sides(tmp_path):
+    """An empty series installs one set of headers for both sides: after must not take the
+    directory that before was just synced into (the pristine-6.1 pipeline test caught it)."""
+    root = tmp_path / "i1"
+    (root / "linux").mkdir(parents=True)
+    (root / "linux" / "a.h").write_text("a")
+    out = str(tmp_path / "out")
+    for _ in range(2):      # a first run, then the same check again over its outputs
+        before = trees.copy_headers(str(root), out, "before")
+        after = trees.copy_headers(str(root), out, "after", keep=("before",))
+        assert _files(before) == _files(after) == {"linux/a.h": "a"}
+    # Without keep, the second name trades for the first one: what the fix prevents.
+    trees.copy_headers(str(root), str(tmp_path / "o2"), "before")
+    trees.copy_headers(str(root), str(tmp_path / "o2"), "after")
+    assert not os.path.isdir(tmp_path / "o2" / "include" / "before")
