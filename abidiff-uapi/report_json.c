@@ -199,34 +199,46 @@ static void layout_lines_json(FILE *out, const char *key, const struct layout_ty
 	free(text);
 }
 
+/* Words that a text reporter writes to a stream, kept to be written as one
+ * JSON string: words_begin gives the stream, words_json writes the string. */
+struct words {
+	char *text;
+	size_t n;
+	FILE *f;
+};
+
+static FILE *words_begin(struct words *w)
+{
+	w->text = NULL;
+	w->n = 0;
+	w->f = open_memstream(&w->text, &w->n);
+	if (!w->f)
+		au_out_of_memory();
+	return w->f;
+}
+
+static void words_json(FILE *out, struct words *w)
+{
+	if (fclose(w->f) != 0)
+		au_out_of_memory();
+	au_report_json_string(out, w->text);
+	free(w->text);
+}
+
 /* A change in the words of the text report, as a JSON string. */
 static void change_text_json(FILE *out, const struct change *ch)
 {
-	char *text = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&text, &n);
-	if (!f)
-		au_out_of_memory();
-	au_report_change_text(f, ch);
-	if (fclose(f) != 0)
-		au_out_of_memory();
-	au_report_json_string(out, text);
-	free(text);
+	struct words w;
+	au_report_change_text(words_begin(&w), ch);
+	words_json(out, &w);
 }
 
 /* --compat: a cause in words, as a JSON string. */
 static void compat_cause_json(FILE *out, const struct compat_cause *x)
 {
-	char *text = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&text, &n);
-	if (!f)
-		au_out_of_memory();
-	au_report_compat_cause_text(f, x);
-	if (fclose(f) != 0)
-		au_out_of_memory();
-	au_report_json_string(out, text);
-	free(text);
+	struct words w;
+	au_report_compat_cause_text(words_begin(&w), x);
+	words_json(out, &w);
 }
 
 /* --compat: the top-level fields. */
