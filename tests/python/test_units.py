@@ -127,10 +127,11 @@ def test_build_unit_cache_hits_only_on_the_same_inputs(tmp_path, monkeypatch):
     assert (out / "work" / "c-after.c").read_text() == "#include <linux/a.h>\n"
     units.build_unit("gcc", "c", "after", ["linux/a.h", "linux/b.h"], str(inc), str(out),
                      ident={"path": "gcc", "version": "gcc 13"})
-    assert len(calls) == 2      # a collision round, then the unit without b.h
+    # a failed compile, a parse-only round without b.h that passes, then the unit compiled
+    assert [("-fsyntax-only" in c[0]) for c in calls] == [False, True, False]
     (inc / "linux" / "a.h").write_text("struct a { int x, z; };\n")
     changed = units.build_unit("gcc", "c", "after", ["linux/a.h", "linux/b.h"], str(inc), str(out), ident=ident)
-    assert len(calls) == 4 and (out / changed.object).read_bytes() != data
+    assert len(calls) == 6 and (out / changed.object).read_bytes() != data
 
 
 def collision(header, at, other):
@@ -190,8 +191,43 @@ def test_seeded_unit_equals_the_rounds_and_still_finds_new_collisions(tmp_path, 
     # A seed that misses a collision: the rounds go on from it and find the other one.
     calls.clear()
     partial = units.build_unit("gcc", "c", "after", headers, str(inc), str(out), seed=plain.collisions[:1])
-    assert len(calls) == 2 and partial.included == plain.included
+    assert len(calls) == 3 and partial.included == plain.included
     assert [c.header for c in partial.collisions] == ["linux/b.h", "linux/d.h"]
+
+
+@NEEDS_GCC
+@pytest.mark.parametrize("compiler,lang", [("gcc", "c"), ("g++", "cxx")])
+def test_parse_only_rounds_find_what_full_compiles_find(tmp_path, monkeypatch, compiler, lang):
+    """The rounds after a failed compile only parse, up to the first error: they leave out the
+    same headers, with the same collision records, as full compiles would, and the object kept
+    is the full compile's (DWARF included)."""
+    files = {
+        "linux/a.h": "struct a { int x; };\nstruct t { char c; };\n",
+        "linux/b.h": "struct a { long y; };\nstruct b { int z; };\n",
+        "linux/c.h": "struct b { short s; };\nstruct c { int k; };\n",
+        "linux/d.h": "struct c { char r; };\nstruct t { int i; };\n",
+        "linux/e.h": "struct e { int ok; };\n",
+    }
+    headers = sorted(files)
+
+    def build(name, parse):
+        out = tmp_path / name
+        inc = out / "include" / "after"
+        for rel, text in files.items():
+            (inc / rel).parent.mkdir(parents=True, exist_ok=True)
+            (inc / rel).write_text(text)
+        (out / "obj").mkdir()
+        (out / "work").mkdir()
+        if not parse:
+            monkeypatch.setattr(units, "parse_command", lambda cmd: cmd)
+        built = units.build_unit(compiler, lang, "after", headers, str(inc), str(out))
+        monkeypatch.undo()
+        return built, (out / built.object).read_bytes()
+
+    full, full_obj = build("full", False)
+    parsed, parsed_obj = build("parsed", True)
+    assert [c.header for c in full.collisions] == ["linux/b.h", "linux/d.h"]
+    assert parsed == full and parsed_obj == full_obj and b".debug_info" in parsed_obj
 
 
 @NEEDS_GCC
