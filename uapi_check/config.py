@@ -42,8 +42,10 @@ STATUSES = ("changed", "removed", "renamed", "aliased", "added", "extended")
 
 
 def cache_dir():
-    """The cache shared by runs (installed headers, per-header compile results)."""
-    return os.environ.get("ABIDIFF_UAPI_CACHE", os.path.join(STATE, "uapi-check", "cache"))
+    """The cache shared by runs (installed headers, per-header compile results). Absolute: the
+    compilers that write into it run in other directories (a relative ABIDIFF_UAPI_CACHE made the
+    constants step fail with "No such file or directory")."""
+    return os.path.abspath(os.environ.get("ABIDIFF_UAPI_CACHE") or os.path.join(STATE, "uapi-check", "cache"))
 
 
 def unit_key(lang, rev):

@@ -294,8 +294,9 @@ def _sync(src, dest):
 
 
 def trees_dir():
-    """Where scripts/kernel-tree extracts pristine trees (build/trees, or ~/.cache when installed)."""
-    return os.environ.get("ABIDIFF_UAPI_TREES", os.path.join(STATE, "trees"))
+    """Where scripts/kernel-tree extracts pristine trees (build/trees, or ~/.cache when installed);
+    absolute, as cache_dir is."""
+    return os.path.abspath(os.environ.get("ABIDIFF_UAPI_TREES") or os.path.join(STATE, "trees"))
 
 
 def tree_key(tree):

@@ -73,3 +73,14 @@ def test_passed_package_check_is_remembered_until_dpkg_changes(monkeypatch, tmp_
     assert env.missing_packages(["tool"], []) == ["make"]
     assert env.missing_packages(["tool"], []) == ["make"]
     assert len(calls) == 4                      # a failed check is never remembered
+
+
+def test_cache_and_trees_dirs_are_absolute_when_given_relative(tmp_path, monkeypatch):
+    """The compilers that write into the cache run in other directories: a relative
+    ABIDIFF_UAPI_CACHE or ABIDIFF_UAPI_TREES is taken from the directory the run started in."""
+    from uapi_check import config, trees
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ABIDIFF_UAPI_CACHE", "rel/cache")
+    monkeypatch.setenv("ABIDIFF_UAPI_TREES", "rel/trees")
+    assert config.cache_dir() == str(tmp_path / "rel" / "cache")
+    assert trees.trees_dir() == str(tmp_path / "rel" / "trees")
