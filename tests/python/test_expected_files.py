@@ -28,3 +28,21 @@ def test_a_checkout_predates_the_run():
     t0 = expected_files.start()
     path = os.path.join(ROOT, "fixtures", "cases", "sentinel", "expected.json")
     assert expected_files.written(t0, [path]) == []
+
+
+def test_update_is_refused_under_ci(monkeypatch):
+    """The four tests that keep expected files exit 2 with one line for --update under CI, before
+    they build, run or write anything."""
+    import subprocess
+    scripts = ["tests/fixtures.py", "tests/compat-fixtures.py", "tests/ioctls-uapi.py",
+               "tests/drift/check-screen.py"]
+    env = dict(os.environ, CI="1", PYTHONPATH=ROOT)
+    for script in scripts:
+        p = subprocess.run([sys.executable, os.path.join(ROOT, script), "--update", "/nonexistent"],
+                           env=env, capture_output=True, text=True, cwd=ROOT, timeout=60)
+        assert p.returncode == 2, (script, p.stderr)
+        assert p.stderr.splitlines() == [f"{os.path.join(ROOT, script)}: --update refuses to run under CI (CI is set)"], p.stderr
+    monkeypatch.delenv("CI", raising=False)
+    assert not expected_files.update_refused(True)
+    monkeypatch.setenv("CI", "true")
+    assert expected_files.update_refused(True) and not expected_files.update_refused(False)
