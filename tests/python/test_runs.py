@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from conftest import write_tree
 from uapi_check.util import file_lock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -39,12 +40,7 @@ def make_tree(base, a_members="int x; int y;", extra=None):
         "arch/x86/include/uapi/asm/b.h": "#ifndef B_H\n#define B_H\nstruct b_regs { unsigned long r[4]; };\n#endif\n",
     }
     files.update(extra or {})
-    for rel, text in files.items():
-        path = os.path.join(base, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(text)
-    return str(base)
+    return write_tree(base, files)
 
 
 @pytest.fixture(scope="module")
