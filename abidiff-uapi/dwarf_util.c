@@ -112,12 +112,10 @@ const char *intern(struct reader *r, const char *s)
 {
 	if (!s)
 		return NULL;
-	const char *copy = au_strmap_get(&r->names, s);
-	if (!copy) {
-		copy = au_arena_strdup(&r->model->arena, s);
-		au_strmap_put(&r->names, copy, (void *)copy);
-	}
-	return copy;
+	struct strmap_slot *slot = au_strmap_slot(&r->names, s);
+	if (!slot->value)
+		slot->value = (void *)(slot->key = au_arena_strdup(&r->model->arena, s));
+	return slot->value;
 }
 
 bool is_declaration(Dwarf_Die *die)
