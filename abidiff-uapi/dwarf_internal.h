@@ -55,6 +55,11 @@ struct reader {
 	struct strmap qual_names;     /* aggregate DIE in a namespace -> "ns::name" */
 	struct strmap decl_scopes;    /* declaration DIE in a class -> that class's model name */
 	struct strmap visited[2];     /* units read, per pass */
+	/* Aggregate DIEs with children that pass 2 visits (types, namespaces,
+	 * variables, imports), found in pass 1: pass 2 walks no others'
+	 * children, mostly members it would pass over. */
+	struct intmap nested;
+	bool nested_seen;             /* such a child met in the walk under way */
 	size_t units, definitions;
 	bool has_alt;
 	bool multi_unit;              /* more than one compile unit: names may repeat */
