@@ -55,6 +55,11 @@ struct reader {
 	struct strmap qual_names;     /* aggregate DIE in a namespace -> "ns::name" */
 	struct strmap decl_scopes;    /* declaration DIE in a class -> that class's model name */
 	struct strmap visited[2];     /* units read, per pass */
+	/* Aggregate DIEs with children that pass 2 visits (types, namespaces,
+	 * variables, imports), found in pass 1: pass 2 walks no others'
+	 * children, mostly members it would pass over. */
+	struct intmap nested;
+	bool nested_seen;             /* such a child met in the walk under way */
 	size_t units, definitions;
 	bool has_alt;
 	bool multi_unit;              /* more than one compile unit: names may repeat */
@@ -86,6 +91,7 @@ struct reader {
 		const unsigned char *base, *end;
 	} regions[256];
 	size_t nregions;
+	size_t last_region;           /* where the last string checked lay */
 	Elf *elfs[64];                /* files whose sections are in regions */
 	size_t nelfs;
 };
@@ -100,12 +106,12 @@ void too_deep(struct reader *r);
 /* A string libdw handed out lies in one of the object's debug sections,
  * NUL-terminated there; the second also trusts one outside every section
  * (a path libdw joined itself). */
-bool string_ok(const struct reader *r, const char *str);
-bool string_ok_or_built(const struct reader *r, const char *str);
+bool string_ok(struct reader *r, const char *str);
+bool string_ok_or_built(struct reader *r, const char *str);
 /* Records the debug sections of one ELF file in memory, once per file. */
 void add_regions(struct reader *r, Elf *elf, const char *file);
-const char *attr_name(const struct reader *r, Dwarf_Attribute *attr);
-const char *die_name(const struct reader *r, Dwarf_Die *die);
+const char *attr_name(struct reader *r, Dwarf_Attribute *attr);
+const char *die_name(struct reader *r, Dwarf_Die *die);
 /* A copy of s in the model, one per distinct string. */
 const char *intern(struct reader *r, const char *s);
 bool is_declaration(Dwarf_Die *die);

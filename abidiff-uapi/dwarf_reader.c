@@ -179,11 +179,13 @@ static void reader_init(struct reader *r)
 	au_strmap_init(&r->visited[0]);
 	au_strmap_init(&r->visited[1]);
 	au_strmap_init(&r->odr_keys);
+	au_intmap_init(&r->nested);
 }
 
 static void reader_deinit(struct reader *r)
 {
 	au_strmap_deinit(&r->odr_keys);
+	au_intmap_deinit(&r->nested);
 	au_strmap_deinit(&r->anon_shapes);
 	au_arena_deinit(&r->anon_tmp);
 	au_arena_deinit(&r->dup_tmp);

@@ -28,23 +28,35 @@ void set_error(struct reader *r, struct au_error *err)
  * their section; in a corrupt object one can run off the end (found by
  * fuzz-dwarf after 6.5 million runs). A string is used only when it lies in
  * one of the object's debug sections with a NUL before that section's end. */
-static bool string_in_sections(const struct reader *r, const char *str, bool outside_ok)
+static bool in_region(const struct region *g, const unsigned char *p)
+{
+	return p >= g->base && p < g->end && memchr(p, '\0', (size_t)(g->end - p)) != NULL;
+}
+
+/* Most strings lie in the section of the one before (.debug_str): that
+ * region is tried first. */
+static bool string_in_sections(struct reader *r, const char *str, bool outside_ok)
 {
 	const unsigned char *p = (const unsigned char *)str;
+	if (str && r->last_region < r->nregions && p >= r->regions[r->last_region].base &&
+	    p < r->regions[r->last_region].end)
+		return in_region(&r->regions[r->last_region], p);
 	for (size_t i = 0; str && i < r->nregions; i++)
-		if (p >= r->regions[i].base && p < r->regions[i].end)
-			return memchr(p, '\0', (size_t)(r->regions[i].end - p)) != NULL;
+		if (p >= r->regions[i].base && p < r->regions[i].end) {
+			r->last_region = i;
+			return in_region(&r->regions[i], p);
+		}
 	return str && outside_ok;
 }
 
-bool string_ok(const struct reader *r, const char *str)
+bool string_ok(struct reader *r, const char *str)
 {
 	return string_in_sections(r, str, false);
 }
 
 /* For strings libdw may also build itself (a declaring file joined to its
  * directory): checked when they point into a section, trusted otherwise. */
-bool string_ok_or_built(const struct reader *r, const char *str)
+bool string_ok_or_built(struct reader *r, const char *str)
 {
 	return string_in_sections(r, str, true);
 }
@@ -93,14 +105,14 @@ void add_regions(struct reader *r, Elf *elf, const char *file)
 	}
 }
 
-const char *attr_name(const struct reader *r, Dwarf_Attribute *attr)
+const char *attr_name(struct reader *r, Dwarf_Attribute *attr)
 {
 	/* Bounds first: even the first byte may lie outside every section. */
 	const char *n = attr ? dwarf_formstring(attr) : NULL;
 	return n && string_ok(r, n) && *n ? n : NULL;
 }
 
-const char *die_name(const struct reader *r, Dwarf_Die *die)
+const char *die_name(struct reader *r, Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
 	return attr_name(r, dwarf_attr(die, DW_AT_name, &attr));
@@ -112,12 +124,10 @@ const char *intern(struct reader *r, const char *s)
 {
 	if (!s)
 		return NULL;
-	const char *copy = au_strmap_get(&r->names, s);
-	if (!copy) {
-		copy = au_arena_strdup(&r->model->arena, s);
-		au_strmap_put(&r->names, copy, (void *)copy);
-	}
-	return copy;
+	struct strmap_slot *slot = au_strmap_slot(&r->names, s);
+	if (!slot->value)
+		slot->value = (void *)(slot->key = au_arena_strdup(&r->model->arena, s));
+	return slot->value;
 }
 
 bool is_declaration(Dwarf_Die *die)

@@ -92,6 +92,9 @@ static void walk_children(struct reader *r, Dwarf_Die *parent, int pass, die_vis
 		if (walk_error(r, 0, &child))
 			return;
 		int tag = dwarf_tag(&child);
+		if (pass == 0 && (tag == DW_TAG_imported_unit || tag == DW_TAG_namespace || tag == DW_TAG_variable ||
+				  is_aggregate_tag(tag)))
+			r->nested_seen = true;
 		if (tag == DW_TAG_imported_unit)
 			import_unit(r, &child, pass);
 		else
@@ -177,7 +180,12 @@ static void visit_typedefs(struct reader *r, Dwarf_Die *child, int tag, const vo
 							      au_arena_concat3(&r->model->arena, qual, n, ""))
 					   : NULL,
 			};
+			bool seen = r->nested_seen;
+			r->nested_seen = false;
 			walk_children(r, child, 0, visit_typedefs, &inner, depth + 1);
+			if (r->nested_seen)
+				au_intmap_put(&r->nested, die_key(child), r);
+			r->nested_seen = seen;
 		}
 	}
 }
@@ -465,7 +473,7 @@ static void visit_types(struct reader *r, Dwarf_Die *die, int tag, const void *c
 		}
 		r->definitions++;
 	}
-	if (tag != DW_TAG_enumeration_type)
+	if (tag != DW_TAG_enumeration_type && au_intmap_get(&r->nested, die_key(die)))
 		walk_children(r, die, 1, visit_types, name, depth + 1);
 }
 

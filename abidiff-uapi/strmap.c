@@ -5,14 +5,23 @@
 #include "strmap.h"
 #include "xmem.h"
 
+/* Eight bytes a step (the length from strlen, which libc vectorises), each
+ * word mixed by a multiply; the tail is zero-padded and the length folded
+ * in, so "a" and "a\0..." cannot meet. Byte-wise FNV-1a cost a fifth of
+ * the string maps' time on a whole UAPI. */
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
+	size_t n = strlen(s);
+	uint64_t h = 1469598103934665603ULL ^ (n * 0x9e3779b97f4a7c15ULL), w;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
 	}
-	return h;
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 29);
 }
 
 static uint64_t hash_int(uint64_t x)
@@ -96,6 +105,25 @@ void au_strmap_put(struct strmap *m, const char *key, void *value)
 {
 	uint64_t h = hash_str(key);
 	put(m, key, h, h, value);
+}
+
+/* The slot of key, inserted when absent (key, its hash, a NULL value), so
+ * that a lookup followed by an insertion hashes and probes once. The caller
+ * sets the value of a new slot, and may replace its key by a copy of the
+ * same string. Valid until the next insertion. */
+struct strmap_slot *au_strmap_slot(struct strmap *m, const char *key)
+{
+	if ((m->count + 1) * 4 > m->capacity * 3)
+		grow(m);
+	uint64_t h = hash_str(key);
+	struct strmap_slot *s = find(m, key, h, h);
+	if (!s->key) {
+		s->key = key;
+		s->k = h;
+		s->value = NULL;
+		m->count++;
+	}
+	return s;
 }
 
 void *au_strmap_iget(const struct strmap *m, uint64_t key)

@@ -30,6 +30,7 @@ void *au_strmap_get(const struct strmap *m, const char *key);
 /* Inserts or replaces. */
 void au_strmap_put(struct strmap *m, const char *key, void *value);
 /* Integer-keyed variants (for DIE offsets); a map is one kind or the other. */
+struct strmap_slot *au_strmap_slot(struct strmap *m, const char *key);
 void *au_strmap_iget(const struct strmap *m, uint64_t key);
 void au_strmap_iput(struct strmap *m, uint64_t key, void *value);
 
