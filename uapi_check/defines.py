@@ -316,4 +316,5 @@ def step_constants(opts, compilers, trees, units, extra, progress):
             n = sum(summary["not_constants"].values())
             progress.step(f"  {task[0]}: {summary['constants']} constants ({summary['syscalls']} syscall numbers, "
                           f"{summary['strings']} strings), {n} macros that are not")
-    return result
+    # In the tasks' order, not the order the threads finished in: report.json is byte-stable.
+    return {task[0]: result[task[0]] for task in tasks}

@@ -206,3 +206,31 @@ def test_sarif_names_syscalls(sides, tool):
                for r in run["results"]}
     assert "(syscall number)" in results["#define __NR_mycall"]["message"]["text"]
     assert results["#define MYDEFS_F_LEGACY"]["level"] == "error"
+
+
+def test_step_constants_keeps_the_units_order_whatever_thread_ends_first(monkeypatch):
+    """report.json's constants summaries come in the units' order, not in the order the
+    threads finish (a warm run once listed c-after before cxx-before, the next run not)."""
+    import threading
+    import types
+    from uapi_check import defines
+    from uapi_check.util import Progress
+
+    released = threading.Event()
+
+    def fake_build(compiler, lang, include, out, name, headers, full, c_result, prior):
+        if name == "cxx-before":       # finishes before c-after, which waits for it
+            released.set()
+        elif name == "c-after":
+            assert released.wait(10)
+        return {"constants": 1, "syscalls": 0, "strings": 0, "not_constants": {}}
+
+    monkeypatch.setattr(defines, "build_constants", fake_build)
+    units = {k: types.SimpleNamespace(lang=k.split("-")[0], rev=k.split("-")[1], included=["linux/a.h"])
+             for k in ("c-before", "c-after", "cxx-before", "cxx-after")}
+    opts = types.SimpleNamespace(out="/nonexistent", full=False, jobs=2)
+    trees = types.SimpleNamespace(revisions={"before": types.SimpleNamespace(include="b"),
+                                             "after": types.SimpleNamespace(include="a")})
+    extra = types.SimpleNamespace(units={})
+    got = defines.step_constants(opts, {"c": "gcc", "cxx": "g++"}, trees, units, extra, Progress(True))
+    assert list(got) == ["c-after", "c-before", "cxx-after", "cxx-before"]
