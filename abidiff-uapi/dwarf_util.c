@@ -30,7 +30,7 @@ void set_error(struct reader *r, struct au_error *err)
  * one of the object's debug sections with a NUL before that section's end. */
 static bool in_region(const struct region *g, const unsigned char *p)
 {
-	return p >= g->base && p < g->end && memchr(p, '\0', (size_t)(g->end - p)) != NULL;
+	return p >= g->base && p < g->end;
 }
 
 /* Most strings lie in the section of the one before (.debug_str): that
@@ -38,15 +38,16 @@ static bool in_region(const struct region *g, const unsigned char *p)
 static bool string_in_sections(struct reader *r, const char *str, bool outside_ok)
 {
 	const unsigned char *p = (const unsigned char *)str;
-	if (str && r->last_region < r->nregions && p >= r->regions[r->last_region].base &&
-	    p < r->regions[r->last_region].end)
-		return in_region(&r->regions[r->last_region], p);
-	for (size_t i = 0; str && i < r->nregions; i++)
-		if (p >= r->regions[i].base && p < r->regions[i].end) {
-			r->last_region = i;
-			return in_region(&r->regions[i], p);
-		}
-	return str && outside_ok;
+	if (!str)
+		return false;
+	size_t i = r->last_region;
+	if (i >= r->nregions || !in_region(&r->regions[i], p))
+		for (i = 0; i < r->nregions && !in_region(&r->regions[i], p); i++)
+			;
+	if (i == r->nregions)
+		return outside_ok;
+	r->last_region = i;
+	return memchr(p, '\0', (size_t)(r->regions[i].end - p)) != NULL;
 }
 
 bool string_ok(struct reader *r, const char *str)

@@ -78,8 +78,9 @@ static void grow(struct strmap *m)
 	free(old);
 }
 
-/* key: the string, or au_strmap_int_key; k: the string's hash, or the integer. */
-static void put(struct strmap *m, const char *key, uint64_t k, uint64_t h, void *value)
+/* The slot of key, inserted when absent (the key, k, a NULL value).
+ * key: the string, or au_strmap_int_key; k: the string's hash, or the integer. */
+static struct strmap_slot *slot(struct strmap *m, const char *key, uint64_t k, uint64_t h)
 {
 	if ((m->count + 1) * 4 > m->capacity * 3)
 		grow(m);
@@ -87,9 +88,10 @@ static void put(struct strmap *m, const char *key, uint64_t k, uint64_t h, void 
 	if (!s->key) {
 		s->key = key;
 		s->k = k;
+		s->value = NULL;
 		m->count++;
 	}
-	s->value = value;
+	return s;
 }
 
 void *au_strmap_get(const struct strmap *m, const char *key)
@@ -104,7 +106,7 @@ void *au_strmap_get(const struct strmap *m, const char *key)
 void au_strmap_put(struct strmap *m, const char *key, void *value)
 {
 	uint64_t h = hash_str(key);
-	put(m, key, h, h, value);
+	slot(m, key, h, h)->value = value;
 }
 
 /* The slot of key, inserted when absent (key, its hash, a NULL value), so
@@ -113,17 +115,8 @@ void au_strmap_put(struct strmap *m, const char *key, void *value)
  * same string. Valid until the next insertion. */
 struct strmap_slot *au_strmap_slot(struct strmap *m, const char *key)
 {
-	if ((m->count + 1) * 4 > m->capacity * 3)
-		grow(m);
 	uint64_t h = hash_str(key);
-	struct strmap_slot *s = find(m, key, h, h);
-	if (!s->key) {
-		s->key = key;
-		s->k = h;
-		s->value = NULL;
-		m->count++;
-	}
-	return s;
+	return slot(m, key, h, h);
 }
 
 void *au_strmap_iget(const struct strmap *m, uint64_t key)
@@ -136,7 +129,7 @@ void *au_strmap_iget(const struct strmap *m, uint64_t key)
 
 void au_strmap_iput(struct strmap *m, uint64_t key, void *value)
 {
-	put(m, au_strmap_int_key, key, hash_int(key), value);
+	slot(m, au_strmap_int_key, key, hash_int(key))->value = value;
 }
 
 void au_intmap_init(struct intmap *m)

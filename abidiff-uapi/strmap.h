@@ -29,8 +29,10 @@ void au_strmap_deinit(struct strmap *m);
 void *au_strmap_get(const struct strmap *m, const char *key);
 /* Inserts or replaces. */
 void au_strmap_put(struct strmap *m, const char *key, void *value);
-/* Integer-keyed variants (for DIE offsets); a map is one kind or the other. */
+/* The slot of key, inserted with a NULL value when absent: one hash and one
+ * probe for a lookup that may insert. Valid until the next insertion. */
 struct strmap_slot *au_strmap_slot(struct strmap *m, const char *key);
+/* Integer-keyed variants (for DIE offsets); a map is one kind or the other. */
 void *au_strmap_iget(const struct strmap *m, uint64_t key);
 void au_strmap_iput(struct strmap *m, uint64_t key, void *value);
 
