@@ -94,22 +94,41 @@ def find_constants(cc: str, include_dir: str, headers: list[str],
     sc = scan(cc, include_dir, headers, flags)
     defs, function_like = sc.defs, sc.function_like
     found, rejected = [], {}
-    for name in sorted(defs):
-        text = sc.expansions[name]
-        if IOC_MARK in text or TYPE_MARK in text:
-            rejected[name] = EXCLUDED
-        elif not text:
-            rejected[name] = EMPTY
-        elif text == name:
-            rejected[name] = ITSELF
-        elif any(c in text for c in ";{}") or not _balanced_text(text):
-            rejected[name] = NOT_EXPRESSION
+    expansions = sc.expansions
+    for header, line, name in sorted((h, n, name) for name, (h, n) in defs.items()):
+        text = expansions[name]
+        reason = _verdict(name, text)
+        if reason:
+            rejected[name] = reason
         else:
-            header, line = defs[name]
-            found.append(Constant(name, header, line, bool(_STRINGS.fullmatch(text)), text))
+            found.append(_constant(name, header, line, text))
     for name in set(function_like) - set(defs):
         rejected.setdefault(name, FUNCTION_LIKE)
-    return sorted(found, key=lambda k: (k.header, k.line, k.name)), rejected
+    return found, dict(sorted(rejected.items()))
+
+
+_NO_EXPRESSION = re.compile(r"[;{}]")
+
+
+@functools.lru_cache(maxsize=None)
+def _verdict(name, text):
+    """Why a macro that expands to text cannot be a constant, or None. Remembered per name and
+    text: the C and C++ units of both sides share nearly all of them."""
+    if IOC_MARK in text or TYPE_MARK in text:
+        return EXCLUDED
+    if not text:
+        return EMPTY
+    if text == name:
+        return ITSELF
+    if _NO_EXPRESSION.search(text) or not _balanced_text(text):
+        return NOT_EXPRESSION
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _constant(name, header, line, text):
+    """One candidate, made once per process for each definition and expansion."""
+    return Constant(name, header, line, bool(_STRINGS.fullmatch(text)), text)
 
 
 def _declaration(k: Constant, lang: str, value: str | None = None) -> str:
@@ -148,17 +167,30 @@ def compile_self_contained(cc: str, flags: list[str], constants: list[Constant],
     A constant whose line fails is taken out with the compiler's first error, and the rest
     compiled again. Returns (kept, {name: reason}). An error on no constant's line raises
     MacroError. Errors are cheap here: with no header there is no declaration to suggest."""
+    return compile_expansions(cc, flags, constants, include_dir, obj, cwd, (), extra, max_rounds)
+
+
+def compile_expansions(cc: str, flags: list[str], constants: list[Constant], include_dir: str,
+                       obj: str, cwd: str, headers=(), extra=(), max_rounds: int = 5):
+    """Compile constants from their expansions (the text the all-headers unit's preprocessor
+    gave), after #include lines for headers (none for self-contained constants; the constants'
+    own headers for those that name types or enumerators), each after a #line naming its header
+    and line, into obj. A constant whose line fails is taken out with the compiler's first
+    error, and the rest compiled again. Returns (kept, {name: reason}). An error on no
+    constant's line (in a header) raises MacroError."""
     lang = _language(cc, flags)
     src = os.path.splitext(obj)[0] + (".cc" if lang == "c++" else ".c")
     paths = {k: os.path.join(include_dir, k.header) for k in constants}
+    inc = ["-I", include_dir] if headers else []
     kept, bad = list(constants), {}
     for _ in range(max_rounds):
         by_line = {(paths[k], k.line): k for k in kept}
         with open(src, "w") as f:
+            f.write(_includes(headers))
             for k in kept:
                 path = paths[k].replace("\\", "\\\\").replace('"', '\\"')
                 f.write(f'#line {k.line} "{path}"\n{_declaration(k, lang, k.text)}\n')
-        rc, _, err = _run([cc, *flags, *DEBUG_FLAGS, *extra, "-x", lang, "-w", "-fdiagnostics-plain-output",
+        rc, _, err = _run([cc, *flags, *DEBUG_FLAGS, *extra, *inc, "-x", lang, "-w", "-fdiagnostics-plain-output",
                            "-fmax-errors=0", "-c", src, "-o", obj], cwd=cwd)
         if rc == 0:
             return kept, bad
@@ -169,13 +201,13 @@ def compile_self_contained(cc: str, flags: list[str], constants: list[Constant],
                 continue
             k = by_line.get((m.group(1), int(m.group(2))))
             if k is None:
-                raise MacroError(f"the self-contained constants do not compile outside their lines: {line.strip()}")
+                raise MacroError(f"the constants do not compile outside their lines: {line.strip()}")
             more.setdefault(k.name, m.group(4).strip())
         if not more:
-            raise MacroError(f"the self-contained constants do not compile: {_first_error(err)}")
+            raise MacroError(f"the constants do not compile: {_first_error(err)}")
         bad.update(more)
         kept = [k for k in kept if k.name not in more]
-    raise MacroError(f"the self-contained constants still fail after {max_rounds} rounds")
+    raise MacroError(f"the constants still fail after {max_rounds} rounds")
 
 
 def unit_source(constants: list[Constant], headers: list[str], include_dir: str, lang: str) -> str:

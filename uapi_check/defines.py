@@ -11,20 +11,25 @@ from the tool's severities, as for layouts.
 Cached by the unit's own object, compiler and flags (a commit that changes nothing a unit reads
 reuses its constants); the self-contained constants (literals only, nine in ten) also by their own
 text, in sixteen objects per unit, so that a commit that changes one header recompiles about one
-sixteenth of them and the rest only where they need the headers. The macro scan is the ioctl
+sixteenth of them; the others, which name types or enumerators, with their own headers only, in
+sixteen objects cached by the bytes of every file their compile read (_header_objects), and only
+what does not compile there with all the unit's headers. The macro scan is the ioctl
 step's (macros.scan). What is not a constant is counted with its reason, never dropped silently.
 """
 import concurrent.futures
+import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
 import zlib
 
-from . import constants
+from . import constants, units
 from .config import UNIT_FLAGS, cache_dir
+from .headers import parse_deps, relative_deps
 from .util import Fatal, object_key, run, publish_dir, write_atomic
 
 _LOCKS = {}
@@ -33,12 +38,20 @@ _LOCKS_LOCK = threading.Lock()
 
 def cache_key(unit_obj, compiler_version, flags):
     """The unit's object decides its headers' bytes."""
-    return object_key(unit_obj, compiler_version, *flags, "constants-v6")
+    return object_key(unit_obj, compiler_version, *flags, "constants-v8")
 
 
 _BUCKETS = 16
 
 
+def _group_key(parts, group):
+    """A digest of parts and of each constant's header, line, name, kind and expansion."""
+    h = hashlib.sha256("".join(p + "\0" for p in parts).encode())
+    h.update("".join(f"{k.header}\0{k.line}\0{k.name}\0{int(k.string)}\0{k.text}\n" for k in group).encode())
+    return h.hexdigest()[:24]
+
+
+@functools.lru_cache(maxsize=None)
 def _bucket(header):
     """Which of the self-contained objects a header's constants go to: by its name, so that a
     change to one header recompiles one sixteenth of them."""
@@ -56,12 +69,7 @@ def _self_contained_objects(compiler, lang, rel_inc, out, consts, full=False):
         groups.setdefault(_bucket(k.header), []).append(k)
     objs, kept, bad = [], [], {}
     for _, group in sorted(groups.items()):
-        h = hashlib.sha256()
-        for part in (compiler.version, lang, *flags, *constants.DEBUG_FLAGS, rel_inc, "self-contained-v1"):
-            h.update(part.encode() + b"\0")
-        for k in group:
-            h.update(f"{k.header}\0{k.line}\0{k.name}\0{int(k.string)}\0{k.text}\n".encode())
-        key = h.hexdigest()[:24]
+        key = _group_key((compiler.version, lang, *flags, *constants.DEBUG_FLAGS, rel_inc, "self-contained-v1"), group)
         cache = os.path.join(cache_dir(), "constants-self", key)
         with _LOCKS_LOCK:
             lock = _LOCKS.setdefault(key, threading.Lock())
@@ -93,6 +101,103 @@ def _self_contained_object(compiler, lang, flags, rel_inc, out, group, key, cach
     _MADE.add(key)
 
 
+def _header_objects(compiler, lang, include, rel_inc, out, consts, unit_headers, full=False):
+    """The constants that name something (types, enumerators), compiled from their expansions
+    with only their own headers included, in up to 16 objects (by header name, as the
+    self-contained ones), each cached with the files its compile read (-MD) and reused while every
+    one of them has the same bytes: a commit that changes one header compiles again only the
+    objects whose headers read it, not all 930 headers. The expansions are the all-headers unit's
+    and every name they leave is declared once in a unit, so a constant gets the value it has
+    there. One that does not compile there (it names what its own headers do not declare), or a
+    group whose headers do not compile together, is left to the all-headers unit. Returns (object
+    paths, kept, left)."""
+    flags = UNIT_FLAGS[lang]
+    groups = {}
+    for k in consts:
+        groups.setdefault(_bucket(k.header), []).append(k)
+    objs, kept, left = [], [], []
+    for _, group in sorted(groups.items()):
+        gid = _group_key((compiler.version, lang, *flags, *constants.DEBUG_FLAGS, rel_inc, "by-header-v1"), group)
+        cache = os.path.join(cache_dir(), "constants-hdr", gid)
+        with _LOCKS_LOCK:
+            lock = _LOCKS.setdefault(cache, threading.Lock())
+        with lock:
+            key = None if full and cache not in _MADE else units.content_entry(cache, include)
+            if key is None:
+                key = _header_object(compiler, lang, flags, include, rel_inc, out, group, cache, gid, unit_headers)
+                _MADE.add(cache)
+        if key is None:
+            left += group
+            continue
+        with open(os.path.join(cache, key + ".json")) as f:
+            failed = set(json.load(f))
+        if len(failed) < len(group):
+            objs.append(os.path.join(cache, f"{key}-{gid}.o"))   # a name of its own in the archive
+        kept += [k for k in group if k.name not in failed]
+        left += [k for k in group if k.name in failed]
+    return objs, kept, left
+
+
+def _header_object(compiler, lang, flags, include, rel_inc, out, group, cache, gid, unit_headers):
+    """Compile one group of _header_objects into its cache folder; its content key, or None when
+    its headers do not compile together. A constant that names what its own headers do not
+    declare (`(1 << (IP_CT_NUMBER + 1))` in xt_state.h) is tried once more with the unit's
+    headers that spell that name as well; the compiler, not the search, decides."""
+    os.makedirs(cache, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="tmp.", dir=cache)
+    try:
+        obj, dep = os.path.join(tmp, "constants.o"), os.path.join(tmp, "constants.d")
+
+        def attempt(headers):
+            try:
+                return constants.compile_expansions(
+                    compiler.path, ["-x", "c++" if lang == "cxx" else "c", *flags], group, rel_inc, obj, out,
+                    headers, extra=(f"-fdebug-prefix-map={out}=.", f"-fdebug-prefix-map={tmp}=.", "-MD", "-MF", dep))[1]
+            except constants.MacroError:
+                return None
+
+        own = sorted({k.header for k in group})
+        failed = attempt(own)
+        missing = {m.group(1) or m.group(2) for r in (failed or {}).values() for m in [_NAMED.search(r)] if m}
+        more = _spelling_headers(missing, include, unit_headers, set(own)) if missing else []
+        if more:
+            second = attempt(own + more)
+            failed = second if second is not None else attempt(own)
+        if failed is None:
+            return None
+        with open(dep) as f:
+            read = [os.path.normpath(os.path.join(out, d)) for d in parse_deps(f.read())]
+        src = os.path.splitext(obj)[0] + (".cc" if lang == "cxx" else ".c")
+        files = relative_deps([d for d in read if d != os.path.normpath(src)],
+                              (os.path.normpath(os.path.abspath(include)),))
+        write_atomic(os.path.join(tmp, "failed.json"), json.dumps(sorted(failed)))
+        return units.save_content_entry(cache, include, files, {f"-{gid}.o": obj, ".json": os.path.join(tmp, "failed.json")})
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# What a constant names that its own headers do not declare: an identifier, or a tag of an
+# incomplete type (`sizeof(struct atm_cirange)` in atm.h, defined in atmdev.h).
+_NAMED = re.compile(r"'([A-Za-z_][A-Za-z0-9_]*)' (?:undeclared|was not declared)|"
+                    r"incomplete type '(?:struct |union |enum )?([A-Za-z_][A-Za-z0-9_]*)'")
+
+
+def _spelling_headers(names, include, unit_headers, taken):
+    """The unit's headers (not in taken) whose text has one of names as a word, sorted."""
+    words = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, names))) + r")\b")
+    found = []
+    for h in unit_headers:
+        if h in taken:
+            continue
+        try:
+            with open(os.path.join(include, h), errors="replace") as f:
+                if words.search(f.read()):
+                    found.append(h)
+        except OSError:
+            continue
+    return sorted(found)
+
+
 def _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp):
     """The constants unit of kept into tmp/constants.o, compiled in the out dir with the include
     dir as the layout unit names it, so that DWARF names each constant's header as the unit
@@ -106,7 +211,7 @@ def _complete(cache):
     """Whether a cache entry and the self-contained objects it names are all there."""
     try:
         with open(os.path.join(cache, "constants.json")) as f:
-            names = json.load(f)["self_contained"]
+            names = json.load(f)["objects"]
     except (OSError, ValueError, KeyError):
         return False
     return all(os.path.isfile(os.path.join(cache_dir(), o)) for o in names)
@@ -152,18 +257,25 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         # A directory of its own: another run may be writing the same key.
         tmp = tempfile.mkdtemp(prefix=os.path.basename(cache) + ".tmp.", dir=os.path.dirname(cache))
-        kept = None
+        def place(trial):
+            """The objects of trial: by header where they compile there, the rest in constants.o
+            with all headers (MacroError when that does not compile)."""
+            objs, _, left = _header_objects(compiler, lang, include, rel_inc, out, trial, headers, full)
+            if left:
+                _compile(compiler, flags, lang, left, headers, rel_inc, out, tmp)
+            return objs
+
+        kept, hdr_objs = None, []
         if prior is not None:
             # Only what is new here, or expands to other text, is checked (few errors); what
-            # compiled on the other side goes straight into the object with it.
+            # compiled on the other side goes straight into the objects with it.
             same = prior.get("kept", {})
             suspects = [k for k in candidates if same.get(k.name) != k.text]
             ok, bad = constants.check_constants(compiler.path, include, headers, flags, suspects) if suspects else ([], {})
             skipped.update(bad)
             trial = [k for k in candidates if k.name not in bad]
             try:
-                if trial:
-                    _compile(compiler, flags, lang, trial, headers, rel_inc, out, tmp)
+                hdr_objs = place(trial) if trial else []
                 kept = trial
             except constants.MacroError:
                 kept = None     # a change broke a constant the other side kept: every round
@@ -171,16 +283,17 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
             kept, more = constants.check_constants(compiler.path, include, headers, flags,
                                                    [k for k in candidates if k.name not in skipped])
             skipped.update(more)
-            if kept:
-                _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp)
+            hdr_objs = place(kept) if kept else []
     except constants.MacroError as e:
         raise Fatal(f"constants of {os.path.basename(unit_obj)}: {e}")
     texts = {k.name: k.text for k in found}
-    kept = sorted(kept + self_kept, key=lambda k: (k.header, k.line, k.name))
+    names = {k.name for k in kept} | {k.name for k in self_kept}
+    kept = [k for k in found if k.name in names]    # found's order: header, line, name
     write_atomic(os.path.join(tmp, "constants.json"), json.dumps(
-        {"kept": [vars(k) for k in kept], "rejected": {**rejected, **skipped},
+        {"kept": [[k.name, k.header, k.line, k.string, k.text] for k in kept], "rejected": {**rejected, **skipped},
          "failed": {n: [texts[n], r] for n, r in skipped.items()},
-         "self_contained": [os.path.relpath(o, cache_dir()) for o in self_objs]}, separators=(",", ":"), sort_keys=True))
+         "objects": [os.path.relpath(o, cache_dir()) for o in hdr_objs + self_objs]},
+        separators=(",", ":"), sort_keys=True))
     # Keyed by content: an entry another run published first stays (it may be reading it).
     publish_dir(tmp, cache, _complete)
     return cache
@@ -201,9 +314,10 @@ def build_constants(compiler, lang, include, out, name, headers, full=False, c_r
     with lock:
         cache = _build(compiler, lang, include, out, unit_obj, headers, full, key,
                        c_result["rejected"] if c_result else None,
-                       {"failed": prior["failed"], "kept": prior["kept_texts"]} if prior else None)
-        # The constants that need the headers, and the self-contained objects (named by their keys).
-        members = [os.path.join(cache_dir(), o) for o in data_of(cache)["self_contained"]]
+                       {"failed": prior["failed"], "kept": _kept_texts(prior["cache"])} if prior else None)
+        # The constants compiled with all headers, then those compiled with their own headers and
+        # the self-contained ones (objects named by their keys).
+        members = [os.path.join(cache_dir(), o) for o in data_of(cache)["objects"]]
         if os.path.isfile(os.path.join(cache, "constants.o")):
             members.insert(0, os.path.join(cache, "constants.o"))
         # The archive is the cache entry's too (its members named unit.o, constants.o, KEY.o):
@@ -224,13 +338,18 @@ def build_constants(compiler, lang, include, out, name, headers, full=False, c_r
     if alone:
         _archive(os.path.join(out, "obj", f"{name}.defines.a"), members, out)
     kept = data["kept"]
-    return {"key": key, "object": os.path.join("obj", f"{name}.a"), "constants": len(kept),
+    return {"key": key, "cache": cache, "object": os.path.join("obj", f"{name}.a"), "constants": len(kept),
             "defines": os.path.join("obj", f"{name}.defines.a"),
-            "strings": sum(1 for k in kept if k["string"]),
-            "syscalls": sum(1 for k in kept if k["name"].startswith("__NR_")),
+            "strings": sum(k[3] for k in kept),
+            "syscalls": sum(k[0].startswith("__NR_") for k in kept),
             "not_constants": constants.reason_counts(data["rejected"]),
-            "rejected": data["rejected"], "failed": data.get("failed", {}),
-            "kept_texts": {k["name"]: k.get("text", "") for k in kept}}
+            "rejected": data["rejected"], "failed": data.get("failed", {})}
+
+
+def _kept_texts(cache):
+    """{name: expansion} of a cache entry's constants: what a prior side kept (only the before
+    units serve as one, so only they pay for it)."""
+    return {k[0]: k[4] for k in data_of(cache)["kept"]}
 
 
 _DATA = {}   # cache entry -> its constants.json, read once per process (entries never change)

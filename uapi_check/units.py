@@ -202,38 +202,57 @@ def _alone_cache(ident, lang, header, rel_inc):
     return os.path.join(cache_dir(), "alone", h.hexdigest()[:24])
 
 
+_DIGESTS = {}   # path -> ((size, mtime, inode), sha256 of its bytes): a unit's groups share most files
+
+
+def _file_digest(path):
+    st = os.stat(path)
+    stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+    hit = _DIGESTS.get(path)
+    if hit and hit[0] == stamp:
+        return hit[1]
+    with open(path, "rb") as fh:
+        digest = hashlib.sha256(fh.read()).digest()
+    _DIGESTS[path] = (stamp, digest)
+    return digest
+
+
 def _content_key(files, inc):
     """A digest of the bytes of files (relative_deps over (inc,)), None if one is gone."""
     h = hashlib.sha256()
     for root, path in files:
         try:
-            with open(os.path.join(inc, path) if root == 0 else path, "rb") as fh:
-                h.update(f"{root}:{path}".encode() + b"\0" + hashlib.sha256(fh.read()).digest())
+            h.update(f"{root}:{path}".encode() + b"\0" + _file_digest(os.path.join(inc, path) if root == 0 else path))
         except OSError:
             return None
     return h.hexdigest()[:24]
 
 
-def _load_alone(cache, inc, obj):
-    """A cached object of the same header whose every file read (-MD) has the same bytes now."""
+def content_entry(cache, inc):
+    """The key of an entry in cache (a folder of entries, each made by save_content_entry) whose
+    every file read has the same bytes now, or None."""
     try:
         with open(os.path.join(cache, "deps.json")) as f:
             lists = json.load(f)
-        for files in lists:
-            key = _content_key(files, inc)
-            if key and os.path.isfile(os.path.join(cache, key + ".o")):
-                copy_atomic(os.path.join(cache, key + ".o"), obj)
-                return True
     except (OSError, ValueError):
-        pass
-    return False
+        return None
+    for files in lists:
+        key = _content_key(files, inc)
+        if key and os.path.isfile(os.path.join(cache, key + ".done")):
+            return key
+    return None
 
 
-def _save_alone(cache, inc, obj, files):
+def save_content_entry(cache, inc, files, outputs):
+    """Keep outputs ({suffix: file}) in cache under the digest of the bytes of files (what their
+    compile read, relative_deps over (inc,)), for content_entry. Returns the key, or None when
+    a file is gone."""
     key = _content_key(files, inc)
     if not key:
-        return
-    copy_atomic(obj, os.path.join(cache, key + ".o"))
+        return None
+    for suffix, src in outputs.items():
+        copy_atomic(src, os.path.join(cache, key + suffix))
+    write_atomic(os.path.join(cache, key + ".done"), "")
     try:
         with open(os.path.join(cache, "deps.json")) as f:
             lists = json.load(f)
@@ -241,6 +260,20 @@ def _save_alone(cache, inc, obj, files):
         lists = []
     lists = [files] + [x for x in lists if x != files][:7]   # the newest dependency lists
     write_atomic(os.path.join(cache, "deps.json"), json.dumps(lists))
+    return key
+
+
+def _load_alone(cache, inc, obj):
+    """A cached object of the same header whose every file read (-MD) has the same bytes now."""
+    key = content_entry(cache, inc)
+    if key is None:
+        return False
+    copy_atomic(os.path.join(cache, key + ".o"), obj)
+    return True
+
+
+def _save_alone(cache, inc, obj, files):
+    save_content_entry(cache, inc, files, {".o": obj})
 
 
 def build_alone_unit(compiler, lang, key, header, inc, out, ident=None, full=False):

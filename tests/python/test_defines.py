@@ -1,0 +1,124 @@
+"""Step 3c's objects by header (uapi_check/defines.py): the constants that name a type or an
+enumerator are compiled with their own headers, each group cached with the files its compile read,
+so that a commit that changes one header compiles again only what read it; a constant whose own
+headers do not declare what it names is tried with the headers that spell the name, and one that
+still fails goes to the all-headers unit. Every value the tool reads from the archive is checked
+against a compiled program that prints the constants (constants.print_constants).
+The tool is $ABIDIFF_UAPI_TOOL, else build/abidiff-uapi/abidiff-uapi; a missing tool fails."""
+import json
+import os
+import subprocess
+import types
+
+import pytest
+
+from conftest import ROOT, write_tree
+from uapi_check import constants, defines
+from uapi_check.config import UNIT_FLAGS
+
+TOOL = os.environ.get("ABIDIFF_UAPI_TOOL", os.path.join(ROOT, "build", "abidiff-uapi", "abidiff-uapi"))
+
+HEADERS = {
+    "a/types.h": "#ifndef A_TYPES_H\n#define A_TYPES_H\nstruct a_s { int x[3]; };\n"
+                 "#define A_SIZE sizeof(struct a_s)\n#define A_FLAG 0x10\n#endif\n",
+    "b/b.h": "#include <a/types.h>\n#define B_SIZE (sizeof(struct a_s) * 2)\n",
+    "c/c.h": "enum c_e { C_ONE = 1, C_TWO };\n",
+    # Names C_TWO without including c/c.h: compiles in the all-headers unit only.
+    "d/d.h": "#define D_USES_C (C_TWO + 1)\n",
+    # f/f.h declares zz_thing by token pasting: no header spells it, so only the all-headers unit
+    # gives E_HIDDEN a value.
+    "e/e.h": "#define E_HIDDEN (zz_thing + 1)\n",
+    "f/f.h": "#define F_MK(x) x ## _thing\nenum { F_MK(zz) = 5 };\n",
+    # The size of a struct that g/g.h does not define (linux/atm.h's SO_CIRANGE and atmdev.h).
+    "g/g.h": "#define G_SIZE sizeof(struct h_s)\n",
+    "h/h.h": "struct h_s { char c[7]; };\n",
+}
+UNIT = ["a/types.h", "b/b.h", "c/c.h", "d/d.h", "e/e.h", "f/f.h", "g/g.h", "h/h.h"]
+NAMED = {"A_SIZE", "B_SIZE", "D_USES_C", "E_HIDDEN", "G_SIZE"}    # the constants that name something
+
+
+def tool_path():
+    assert os.access(TOOL, os.X_OK), f"{TOOL} is missing: build it first (meson compile -C build)"
+    return TOOL
+
+
+def build(out, inc, name, lang, monkeypatch, calls, prior=None):
+    """build_constants for a unit of UNIT, its layout object compiled first as step 3 does."""
+    cc = "gcc" if lang == "c" else "g++"
+    os.makedirs(os.path.join(out, "obj"), exist_ok=True)
+    unit = os.path.join(out, f"{name}.{'c' if lang == 'c' else 'cc'}")
+    with open(unit, "w") as f:
+        f.write("".join(f"#include <{h}>\n" for h in UNIT))
+    subprocess.run([cc, *UNIT_FLAGS[lang], "-g", "-fno-eliminate-unused-debug-types", "-I", inc, "-c", unit,
+                    "-o", os.path.join(out, "obj", f"{name}.o")], check=True)
+    real = constants.compile_expansions
+
+    def spy(cc_, flags, consts, include_dir, obj, cwd, headers=(), *a, **k):
+        if headers:
+            calls.append(sorted(headers))
+        return real(cc_, flags, consts, include_dir, obj, cwd, headers, *a, **k)
+
+    monkeypatch.setattr(constants, "compile_expansions", spy)
+    compiler = types.SimpleNamespace(path=cc, version=f"{cc} test")
+    return defines.build_constants(compiler, lang, inc, out, name, UNIT, prior=prior)
+
+
+def tool_values(out, summary):
+    p = subprocess.run([tool_path(), "dump", os.path.join(out, summary["object"]), "--format=json"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return {t["name"].split(" ", 1)[1]: t["value"] for t in json.loads(p.stdout)["types"] if t["kind"] == "constant"}
+
+
+def members(out, summary):
+    p = subprocess.run(["ar", "t", os.path.join(out, summary["object"])], capture_output=True, text=True, check=True)
+    return p.stdout.split()
+
+
+@pytest.mark.parametrize("lang", ["c", "cxx"])
+def test_by_header_values_and_where_they_come_from(tmp_path, monkeypatch, lang):
+    monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
+    inc = write_tree(tmp_path / "include" / "before", HEADERS)
+    out = str(tmp_path)
+    calls = []
+    summary = build(out, inc, f"{lang}-before", lang, monkeypatch, calls)
+    got = tool_values(out, summary)
+    cc = "gcc" if lang == "c" else "g++"
+    kept = [constants.Constant(name, header, line, string, text) for name, header, line, string, text
+            in defines.data_of(os.path.join(str(tmp_path / "cache"), "constants", summary["key"]))["kept"]]
+    printed = constants.print_constants(cc, inc, UNIT, UNIT_FLAGS[lang], kept)
+    assert NAMED | {"A_FLAG"} <= set(got)
+    assert got == {k: v for k, v in printed.items()}
+    assert got["A_SIZE"] == 12 and got["B_SIZE"] == 24 and got["D_USES_C"] == 3 and got["E_HIDDEN"] == 6
+    assert got["G_SIZE"] == 7
+    # D_USES_C was tried with its own header, then with c/c.h, which spells C_TWO; G_SIZE with
+    # h/h.h, which spells h_s.
+    assert any("c/c.h" in c and "d/d.h" in c for c in calls)
+    assert any("g/g.h" in c and "h/h.h" in c for c in calls)
+    # E_HIDDEN alone is left to the all-headers unit (constants.o), the others are in objects by header.
+    remainder = subprocess.run([tool_path(), "dump", os.path.join(out, "obj", f"{lang}-before.defines.o"),
+                                "--format=json"], capture_output=True, text=True, check=True)
+    assert {t["name"] for t in json.loads(remainder.stdout)["types"] if t["kind"] == "constant"} == {"#define E_HIDDEN"}
+    assert "constants.o" in members(out, summary)
+
+
+def test_a_changed_header_compiles_again_only_what_read_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
+    out = str(tmp_path)
+    first = []
+    inc = write_tree(tmp_path / "include" / "after", HEADERS)
+    before = build(out, inc, "c-after", "c", monkeypatch, first)
+    assert tool_values(out, before)["D_USES_C"] == 3
+    # The same headers again, as the next run: every object by header comes from the cache.
+    again = []
+    defines._DATA.clear()
+    build(out, inc, "c-after", "c", monkeypatch, again, prior=before)
+    assert again == []
+    # c/c.h changes: only the group that read it (d/d.h's, through the retry) is compiled again,
+    # and the value follows the header.
+    write_tree(tmp_path / "include" / "after", {"c/c.h": "enum c_e { C_ONE = 1, C_MID, C_TWO };\n"})
+    later = []
+    after = build(out, inc, "c-after", "c", monkeypatch, later, prior=before)
+    assert tool_values(out, after)["D_USES_C"] == 4
+    assert later and all("d/d.h" in c for c in later), later
+    assert not any("a/types.h" in c or "b/b.h" in c for c in later if "d/d.h" not in c)
