@@ -94,6 +94,7 @@ struct reader {
 	size_t last_region;           /* where the last string checked lay */
 	Elf *elfs[64];                /* files whose sections are in regions */
 	size_t nelfs;
+	size_t str_bytes;             /* the size of the .debug_str sections among them */
 };
 
 /* ---- dwarf_util.c */

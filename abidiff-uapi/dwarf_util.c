@@ -98,8 +98,10 @@ void add_regions(struct reader *r, Elf *elf, const char *file)
 			size_t bl = strlen(base);
 			if (bl > 4 && strcmp(base + bl - 4, ".dwo") == 0)
 				bl -= 4;
-			if (((bl == 9 && strncmp(base, "debug_str", 9) == 0) ||
-			     (bl == 14 && strncmp(base, "debug_line_str", 14) == 0)) &&
+			bool str = bl == 9 && strncmp(base, "debug_str", 9) == 0;
+			if (str)
+				r->str_bytes += d->d_size;
+			if ((str || (bl == 14 && strncmp(base, "debug_line_str", 14) == 0)) &&
 			    ((const char *)d->d_buf)[d->d_size - 1] != '\0')
 				set_error(r, au_error_format("%s: corrupt %s: its last string is not terminated", file, n));
 		}

@@ -64,9 +64,9 @@ static uint64_t slot_hash(const struct strmap_slot *s)
 	return s->key == au_strmap_int_key ? hash_int(s->k) : s->k;
 }
 
-static void grow(struct strmap *m)
+/* Rehashes into a table of cap slots (a power of two, more than count). */
+static void resize(struct strmap *m, size_t cap)
 {
-	size_t cap = m->capacity ? m->capacity * 2 : 64;
 	struct strmap_slot *old = m->slots;
 	size_t oldcap = m->capacity;
 	m->slots = au_xcalloc(cap, sizeof(*m->slots));
@@ -76,6 +76,20 @@ static void grow(struct strmap *m)
 			*find(m, old[i].key, old[i].k, slot_hash(&old[i])) = old[i];
 	}
 	free(old);
+}
+
+static void grow(struct strmap *m)
+{
+	resize(m, m->capacity ? m->capacity * 2 : 64);
+}
+
+void au_strmap_reserve(struct strmap *m, size_t n)
+{
+	size_t cap = m->capacity ? m->capacity : 64;
+	while (n * 4 > cap * 3)   /* the load factor of slot() */
+		cap *= 2;
+	if (cap > m->capacity)
+		resize(m, cap);
 }
 
 /* The slot of key, inserted when absent (the key, k, a NULL value).

@@ -25,6 +25,9 @@ struct strmap {
 
 void au_strmap_init(struct strmap *m);
 void au_strmap_deinit(struct strmap *m);
+/* Room for n entries in all, so that filling the map to n never grows it
+ * (each growth zeroes a table twice the size and rehashes every entry). */
+void au_strmap_reserve(struct strmap *m, size_t n);
 /* The value stored for key, or NULL. */
 void *au_strmap_get(const struct strmap *m, const char *key);
 /* Inserts or replaces. */
