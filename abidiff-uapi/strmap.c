@@ -54,7 +54,7 @@ static struct strmap_slot *find(const struct strmap *m, const char *key, uint64_
 		struct strmap_slot *s = &m->slots[i];
 		if (!s->key)
 			return s;
-		if (s->k == k && (key == au_strmap_int_key || strcmp(s->key, key) == 0))
+		if (s->k == k && (s->key == key || key == au_strmap_int_key || strcmp(s->key, key) == 0))
 			return s;
 	}
 }
