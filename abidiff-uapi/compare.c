@@ -988,17 +988,24 @@ struct enum_index {
 
 static void index_into(struct enum_index *x, struct strmap *map, bool anonymous)
 {
+	size_t n = 0;   /* sized first: a map that grows zeroes and rehashes each time */
+	for (size_t i = 0; i < x->model->ntypes; i++) {
+		const struct layout_type *t = x->model->types[i];
+		n += t->kind == LAYOUT_ENUM && t->anonymous == anonymous ? t->nenumerators : 0;
+	}
+	au_strmap_reserve(map, n);
 	for (size_t i = 0; i < x->model->ntypes; i++) {
 		const struct layout_type *t = x->model->types[i];
 		if (t->kind != LAYOUT_ENUM || t->anonymous != anonymous)
 			continue;
 		for (size_t k = 0; k < t->nenumerators; k++) {
-			if (au_strmap_get(map, t->enumerators[k].name))
+			struct strmap_slot *sl = au_strmap_slot(map, t->enumerators[k].name);   /* one probe */
+			if (sl->value)
 				continue;
 			struct enum_ref *r = au_arena_alloc(x->arena, sizeof(*r));
 			r->e = &t->enumerators[k];
 			r->owner = t;
-			au_strmap_put(map, r->e->name, r);
+			sl->value = r;
 		}
 	}
 }
