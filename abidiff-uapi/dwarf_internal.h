@@ -49,7 +49,7 @@ struct reader {
 	struct intmap member_types;   /* hash -> struct member_type_node list (dwarf_types.c) */
 	struct arena type_tmp;        /* strings of one unit's types, until they are interned */
 	bool imports;                 /* a unit imported another (dwz): its types are kept for all */
-	struct strmap names;          /* names copied into the model, each once */
+	struct strset names;          /* names copied into the model, each once */
 	struct strmap anon_names;     /* aggregate DIE -> typedef name */
 	struct strmap ptr_names;      /* aggregate DIE -> "*P" of typedef struct {...} *P */
 	struct strmap qual_names;     /* aggregate DIE in a namespace -> "ns::name" */

@@ -169,7 +169,7 @@ static void reader_init(struct reader *r)
 	au_arena_init(&r->anon_tmp);
 	au_arena_init(&r->dup_tmp);
 	au_strmap_init(&r->anon_shapes);
-	au_strmap_init(&r->names);
+	au_strset_init(&r->names);
 	au_strmap_init(&r->anon_names);
 	au_strmap_init(&r->ptr_names);
 	au_strmap_init(&r->qual_names);
@@ -194,7 +194,7 @@ static void reader_deinit(struct reader *r)
 	au_arena_deinit(&r->info_mem);
 	au_arena_deinit(&r->type_tmp);
 	au_intmap_deinit(&r->member_types);
-	au_strmap_deinit(&r->names);
+	au_strset_deinit(&r->names);
 	au_strmap_deinit(&r->anon_names);
 	au_strmap_deinit(&r->ptr_names);
 	au_strmap_deinit(&r->qual_names);
@@ -295,7 +295,7 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 	/* .debug_str holds each name once, about 18 bytes apiece in a whole
 	 * UAPI (34,931 strings in 644 KB, 34,022 names interned): sized from it,
 	 * the names map never grows. */
-	au_strmap_reserve(&r.names, r.str_bytes / 20);
+	au_strset_reserve(&r.names, r.str_bytes / 20);
 	scan_units(&r, dw);
 	read_units(&r, dw);
 	check_read(&r, member);

@@ -123,14 +123,14 @@ const char *die_name(struct reader *r, Dwarf_Die *die)
 
 /* A copy of s in the model (libdw's strings go away with the Dwfl), one per
  * distinct string: thousands of members are called "reserved" or "flags". */
+static const char *copy_to_arena(void *arena, const char *s)
+{
+	return au_arena_strdup(arena, s);
+}
+
 const char *intern(struct reader *r, const char *s)
 {
-	if (!s)
-		return NULL;
-	struct strmap_slot *slot = au_strmap_slot(&r->names, s);
-	if (!slot->value)
-		slot->value = (void *)(slot->key = au_arena_strdup(&r->model->arena, s));
-	return slot->value;
+	return s ? au_strset_intern(&r->names, s, copy_to_arena, &r->model->arena) : NULL;
 }
 
 bool is_declaration(Dwarf_Die *die)

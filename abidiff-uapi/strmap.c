@@ -192,3 +192,81 @@ void au_intmap_put(struct intmap *m, uint64_t key, void *value)
 	s->key = key;
 	s->value = value;
 }
+
+void au_strset_init(struct strset *set)
+{
+	memset(set, 0, sizeof(*set));
+}
+
+void au_strset_deinit(struct strset *set)
+{
+	free(set->tags);
+	free(set->keys);
+	memset(set, 0, sizeof(*set));
+}
+
+/* Bit 31 set, so never 0; the slot index is its low bits. */
+static uint32_t str_tag(const char *s)
+{
+	return (uint32_t)hash_str(s) | 0x80000000u;
+}
+
+/* The slot of s (tag t) or the empty slot where it belongs. */
+static size_t set_find(const struct strset *set, const char *s, uint32_t t)
+{
+	size_t mask = set->capacity - 1;
+	for (size_t i = t & mask;; i = (i + 1) & mask)
+		if (!set->tags[i] || (set->tags[i] == t && (set->keys[i] == s || strcmp(set->keys[i], s) == 0)))
+			return i;
+}
+
+static void set_resize(struct strset *set, size_t cap)
+{
+	uint32_t *tags = set->tags;
+	const char **keys = set->keys;
+	size_t oldcap = set->capacity;
+	set->tags = au_xcalloc(cap, sizeof(*set->tags));
+	if (cap > SIZE_MAX / sizeof(*set->keys))
+		abort();
+	set->keys = au_xmalloc(cap * sizeof(*set->keys));   /* read only where a tag is set */
+	set->capacity = cap;
+	size_t mask = cap - 1;
+	for (size_t i = 0; i < oldcap; i++) {
+		if (!tags[i])
+			continue;
+		size_t j = tags[i] & mask;   /* the keys are distinct: the first empty slot */
+		while (set->tags[j])
+			j = (j + 1) & mask;
+		set->tags[j] = tags[i];
+		set->keys[j] = keys[i];
+	}
+	free(tags);
+	free(keys);
+}
+
+void au_strset_reserve(struct strset *set, size_t n)
+{
+	size_t cap = set->capacity ? set->capacity : 64;
+	while (n * 4 > cap * 3 && cap < ((size_t)1 << 31))
+		cap *= 2;
+	if (cap > set->capacity)
+		set_resize(set, cap);
+}
+
+const char *au_strset_intern(struct strset *set, const char *s, const char *(*copy)(void *arg, const char *s),
+			     void *arg)
+{
+	if ((set->count + 1) * 4 > set->capacity * 3) {
+		if (set->capacity >= ((size_t)1 << 31))
+			abort();   /* two billion names: out of memory long before */
+		set_resize(set, set->capacity ? set->capacity * 2 : 64);
+	}
+	uint32_t t = str_tag(s);
+	size_t i = set_find(set, s, t);
+	if (!set->tags[i]) {
+		set->keys[i] = copy(arg, s);
+		set->tags[i] = t;
+		set->count++;
+	}
+	return set->keys[i];
+}
