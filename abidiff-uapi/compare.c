@@ -1000,16 +1000,20 @@ struct enum_index {
 
 static void index_into(struct enum_index *x, struct strmap *map, bool anonymous)
 {
-	size_t n = 0;   /* sized first: a map that grows zeroes and rehashes each time */
+	/* The enums first, to size the map (one that grows zeroes and rehashes
+	 * each time); the second pass reads only them, not every type again. */
+	const struct layout_type **enums = au_xmalloc((x->model->ntypes + 1) * sizeof(*enums));
+	size_t nenums = 0, n = 0;
 	for (size_t i = 0; i < x->model->ntypes; i++) {
 		const struct layout_type *t = x->model->types[i];
-		n += t->kind == LAYOUT_ENUM && t->anonymous == anonymous ? t->nenumerators : 0;
+		if (t->kind == LAYOUT_ENUM && t->anonymous == anonymous) {
+			enums[nenums++] = t;
+			n += t->nenumerators;
+		}
 	}
 	au_strmap_reserve(map, n);
-	for (size_t i = 0; i < x->model->ntypes; i++) {
-		const struct layout_type *t = x->model->types[i];
-		if (t->kind != LAYOUT_ENUM || t->anonymous != anonymous)
-			continue;
+	for (size_t i = 0; i < nenums; i++) {
+		const struct layout_type *t = enums[i];
 		for (size_t k = 0; k < t->nenumerators; k++) {
 			struct strmap_slot *sl = au_strmap_slot(map, t->enumerators[k].name);   /* one probe */
 			if (sl->value)
@@ -1020,6 +1024,7 @@ static void index_into(struct enum_index *x, struct strmap *map, bool anonymous)
 			sl->value = r;
 		}
 	}
+	free(enums);
 }
 
 static void index_enumerators(const struct layout_model *m, struct arena *a, struct enum_index *ret)
