@@ -90,10 +90,10 @@ static char *string_copy(struct arena *a, const char *s, size_t len)
 
 void *au_arena_memdup(struct arena *a, const void *p, size_t size)
 {
-	void *q = au_arena_alloc(a, size ? size : 1);
-	if (size)
-		memcpy(q, p, size);
-	return q;
+	if (!size)
+		return au_arena_alloc(a, 1);
+	/* Not zeroed first: every byte is written once, by the copy. */
+	return memcpy(alloc(a, size, _Alignof(max_align_t)), p, size);
 }
 
 char *au_arena_strdup(struct arena *a, const char *s)

@@ -10,8 +10,9 @@ struct comparer {
 	const struct compare_options *opts;
 	bool c_to_cxx;           /* OLD is C and NEW is C++ */
 	struct comparison *out;
-	struct strmap done;      /* name -> struct type_finding * (also for unchanged) */
-	struct strmap busy;      /* names being compared: cycles in corrupt input */
+	/* name -> struct type_finding * (also for unchanged), or &comparing
+	 * while it is being compared (cycles in corrupt input) */
+	struct strmap done;
 	struct change *buf;      /* scratch list of changes for one type */
 	size_t nbuf, capbuf;
 	struct strmap shapes[2]; /* per side: named aggregate -> its shape key */
@@ -54,6 +55,7 @@ static void because(struct change *ch, enum reason why)
 }
 
 static struct type_finding *compare_named(struct comparer *c, const char *name);
+static struct type_finding *compare_pair(struct comparer *c, const char *name, const struct layout_type *n);
 static void compare_constant(struct comparer *c, const struct layout_type *o, const struct layout_type *n);
 
 /* The shape key of a named aggregate on one side (0 old, 1 new), as an
@@ -865,20 +867,30 @@ static bool same_definitions(struct comparer *c, const struct layout_type *o, co
 	return same;
 }
 
+/* The mark in done of a type being compared. */
+static char comparing;
+
 /* Compares the type called name on both sides, once; the result is kept so
  * that a struct embedding it can ask how it changed. */
 static struct type_finding *compare_named(struct comparer *c, const char *name)
 {
-	struct type_finding *f = au_strmap_get(&c->done, name);
-	if (f)
-		return f;
+	return compare_pair(c, name, NULL);
+}
+
+/* compare_named, when NEW's type of that name is known already (n), or NULL. */
+static struct type_finding *compare_pair(struct comparer *c, const char *name, const struct layout_type *n)
+{
+	/* One probe finds a finding, a comparison under way, or the slot to mark. */
+	struct strmap_slot *mark = au_strmap_slot(&c->done, name);
+	if (mark->value)
+		return mark->value == &comparing ? NULL : mark->value;
 	const struct layout_type *o = au_layout_model_find(c->old_model, name);
-	const struct layout_type *n = au_layout_model_find(c->new_model, name);
+	if (!n)
+		n = au_layout_model_find(c->new_model, name);
 	if (!o || !n)
 		return NULL; /* pairing decides added/removed */
-	if (au_strmap_get(&c->busy, name))
-		return NULL;
-	au_strmap_put(&c->busy, name, (void *)name);
+	mark->value = &comparing;   /* nothing was inserted since the probe */
+	struct type_finding *f;
 
 	/* This type's changes go after whatever the caller has collected. */
 	size_t start = c->nbuf;
@@ -988,19 +1000,31 @@ struct enum_index {
 
 static void index_into(struct enum_index *x, struct strmap *map, bool anonymous)
 {
+	/* The enums first, to size the map (one that grows zeroes and rehashes
+	 * each time); the second pass reads only them, not every type again. */
+	const struct layout_type **enums = au_xmalloc((x->model->ntypes + 1) * sizeof(*enums));
+	size_t nenums = 0, n = 0;
 	for (size_t i = 0; i < x->model->ntypes; i++) {
 		const struct layout_type *t = x->model->types[i];
-		if (t->kind != LAYOUT_ENUM || t->anonymous != anonymous)
-			continue;
+		if (t->kind == LAYOUT_ENUM && t->anonymous == anonymous) {
+			enums[nenums++] = t;
+			n += t->nenumerators;
+		}
+	}
+	au_strmap_reserve(map, n);
+	for (size_t i = 0; i < nenums; i++) {
+		const struct layout_type *t = enums[i];
 		for (size_t k = 0; k < t->nenumerators; k++) {
-			if (au_strmap_get(map, t->enumerators[k].name))
+			struct strmap_slot *sl = au_strmap_slot(map, t->enumerators[k].name);   /* one probe */
+			if (sl->value)
 				continue;
 			struct enum_ref *r = au_arena_alloc(x->arena, sizeof(*r));
 			r->e = &t->enumerators[k];
 			r->owner = t;
-			au_strmap_put(map, r->e->name, r);
+			sl->value = r;
 		}
 	}
+	free(enums);
 }
 
 static void index_enumerators(const struct layout_model *m, struct arena *a, struct enum_index *ret)
@@ -1414,7 +1438,7 @@ void au_compare_models(const struct layout_model *old_model, const struct layout
 	struct comparer c = { .old_model = old_model, .new_model = new_model, .opts = opts, .out = ret };
 	c.c_to_cxx = old_model->lang == LANG_C && new_model->lang == LANG_CXX;
 	au_strmap_init(&c.done);
-	au_strmap_init(&c.busy);
+	au_strmap_reserve(&c.done, old_model->ntypes);
 	au_strmap_init(&c.shapes[0]);
 	au_strmap_init(&c.shapes[1]);
 	size_t cap = 0;
@@ -1422,9 +1446,10 @@ void au_compare_models(const struct layout_model *old_model, const struct layout
 		const struct layout_type *o = old_model->types[i];
 		if (o->anonymous)
 			continue;
-		if (au_layout_model_find(new_model, o->name)) {
+		const struct layout_type *n = au_layout_model_find(new_model, o->name);
+		if (n) {
 			ret->old_types++;
-			record(&c, compare_named(&c, o->name), &cap);
+			record(&c, compare_pair(&c, o->name, n), &cap);
 		} else if (!opts->common_only) {
 			ret->old_types++;
 			if (o->kind == LAYOUT_CONSTANT)
@@ -1451,7 +1476,6 @@ void au_compare_models(const struct layout_model *old_model, const struct layout
 	free(c.buf);
 	release_constant_indexes(&c);
 	au_strmap_deinit(&c.done);
-	au_strmap_deinit(&c.busy);
 	au_strmap_deinit(&c.shapes[0]);
 	au_strmap_deinit(&c.shapes[1]);
 }

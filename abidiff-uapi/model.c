@@ -34,10 +34,11 @@ void au_layout_model_append(struct layout_model *m, struct layout_type *t)
 
 bool au_layout_model_add(struct layout_model *m, struct layout_type *t)
 {
-	if (au_strmap_get(&m->by_name, t->name))
+	struct strmap_slot *s = au_strmap_slot(&m->by_name, t->name);   /* one probe */
+	if (s->value)
 		return false;
+	s->value = t;
 	au_layout_model_append(m, t);
-	au_strmap_put(&m->by_name, t->name, t);
 	return true;
 }
 

@@ -54,7 +54,7 @@ static struct strmap_slot *find(const struct strmap *m, const char *key, uint64_
 		struct strmap_slot *s = &m->slots[i];
 		if (!s->key)
 			return s;
-		if (s->k == k && (key == au_strmap_int_key || strcmp(s->key, key) == 0))
+		if (s->k == k && (s->key == key || key == au_strmap_int_key || strcmp(s->key, key) == 0))
 			return s;
 	}
 }
@@ -64,9 +64,9 @@ static uint64_t slot_hash(const struct strmap_slot *s)
 	return s->key == au_strmap_int_key ? hash_int(s->k) : s->k;
 }
 
-static void grow(struct strmap *m)
+/* Rehashes into a table of cap slots (a power of two, more than count). */
+static void resize(struct strmap *m, size_t cap)
 {
-	size_t cap = m->capacity ? m->capacity * 2 : 64;
 	struct strmap_slot *old = m->slots;
 	size_t oldcap = m->capacity;
 	m->slots = au_xcalloc(cap, sizeof(*m->slots));
@@ -76,6 +76,20 @@ static void grow(struct strmap *m)
 			*find(m, old[i].key, old[i].k, slot_hash(&old[i])) = old[i];
 	}
 	free(old);
+}
+
+static void grow(struct strmap *m)
+{
+	resize(m, m->capacity ? m->capacity * 2 : 64);
+}
+
+void au_strmap_reserve(struct strmap *m, size_t n)
+{
+	size_t cap = m->capacity ? m->capacity : 64;
+	while (n * 4 > cap * 3)   /* the load factor of slot() */
+		cap *= 2;
+	if (cap > m->capacity)
+		resize(m, cap);
 }
 
 /* The slot of key, inserted when absent (the key, k, a NULL value).
@@ -177,4 +191,82 @@ void au_intmap_put(struct intmap *m, uint64_t key, void *value)
 		m->count++;
 	s->key = key;
 	s->value = value;
+}
+
+void au_strset_init(struct strset *set)
+{
+	memset(set, 0, sizeof(*set));
+}
+
+void au_strset_deinit(struct strset *set)
+{
+	free(set->tags);
+	free(set->keys);
+	memset(set, 0, sizeof(*set));
+}
+
+/* Bit 31 set, so never 0; the slot index is its low bits. */
+static uint32_t str_tag(const char *s)
+{
+	return (uint32_t)hash_str(s) | 0x80000000u;
+}
+
+/* The slot of s (tag t) or the empty slot where it belongs. */
+static size_t set_find(const struct strset *set, const char *s, uint32_t t)
+{
+	size_t mask = set->capacity - 1;
+	for (size_t i = t & mask;; i = (i + 1) & mask)
+		if (!set->tags[i] || (set->tags[i] == t && (set->keys[i] == s || strcmp(set->keys[i], s) == 0)))
+			return i;
+}
+
+static void set_resize(struct strset *set, size_t cap)
+{
+	uint32_t *tags = set->tags;
+	const char **keys = set->keys;
+	size_t oldcap = set->capacity;
+	set->tags = au_xcalloc(cap, sizeof(*set->tags));
+	if (cap > SIZE_MAX / sizeof(*set->keys))
+		abort();
+	set->keys = au_xmalloc(cap * sizeof(*set->keys));   /* read only where a tag is set */
+	set->capacity = cap;
+	size_t mask = cap - 1;
+	for (size_t i = 0; i < oldcap; i++) {
+		if (!tags[i])
+			continue;
+		size_t j = tags[i] & mask;   /* the keys are distinct: the first empty slot */
+		while (set->tags[j])
+			j = (j + 1) & mask;
+		set->tags[j] = tags[i];
+		set->keys[j] = keys[i];
+	}
+	free(tags);
+	free(keys);
+}
+
+void au_strset_reserve(struct strset *set, size_t n)
+{
+	size_t cap = set->capacity ? set->capacity : 64;
+	while (n * 4 > cap * 3 && cap < ((size_t)1 << 31))
+		cap *= 2;
+	if (cap > set->capacity)
+		set_resize(set, cap);
+}
+
+const char *au_strset_intern(struct strset *set, const char *s, const char *(*copy)(void *arg, const char *s),
+			     void *arg)
+{
+	if ((set->count + 1) * 4 > set->capacity * 3) {
+		if (set->capacity >= ((size_t)1 << 31))
+			abort();   /* two billion names: out of memory long before */
+		set_resize(set, set->capacity ? set->capacity * 2 : 64);
+	}
+	uint32_t t = str_tag(s);
+	size_t i = set_find(set, s, t);
+	if (!set->tags[i]) {
+		set->keys[i] = copy(arg, s);
+		set->tags[i] = t;
+		set->count++;
+	}
+	return set->keys[i];
 }

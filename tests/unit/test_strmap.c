@@ -1,5 +1,6 @@
-/* Unit tests for strmap.c: the string map and the integer map with 16-byte
- * slots that holds a DWARF read's DIE -> type_info entries. */
+/* Unit tests for strmap.c: the string map, the integer map with 16-byte
+ * slots that holds a DWARF read's DIE -> type_info entries, and the string
+ * set that interns a read's names. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,8 +72,60 @@ static void test_strmap(void)
 	au_strmap_deinit(&m);
 }
 
+static int ncopies;
+static char copies[12000][16];   /* 5,002 then 6,000 strings */
+
+static const char *copy_name(void *arg, const char *s)
+{
+	char (*to)[16] = arg;
+	if (ncopies == 12000)
+		abort();
+	ncopies++;
+	return strcpy(to[ncopies - 1], s);
+}
+
+static void test_strset(void)
+{
+	struct strset set;
+	au_strset_init(&set);
+	enum { N = 5000 };
+	char probe[16];
+	const char *first[N];
+	/* Interning copies each string once, however often it is asked for:
+	 * the map grows from 64 slots, past several doublings. */
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < N; i++) {
+			snprintf(probe, sizeof(probe), "member_%d", i);
+			const char *got = au_strset_intern(&set, probe, copy_name, copies);
+			if (round == 0)
+				first[i] = got;
+			CHECK(got != probe && strcmp(got, probe) == 0 && got == first[i]);
+		}
+	CHECK(ncopies == N && set.count == N);
+	CHECK((set.capacity & (set.capacity - 1)) == 0 && set.capacity * 3 >= N * 4);
+	/* The empty string and a prefix of a member are strings of their own. */
+	const char *e = au_strset_intern(&set, "", copy_name, copies);
+	const char *m = au_strset_intern(&set, "member_", copy_name, copies);
+	CHECK(ncopies == N + 2 && *e == '\0' && strcmp(m, "member_") == 0);
+	CHECK(au_strset_intern(&set, "member_", copy_name, copies) == m);
+	au_strset_deinit(&set);
+	CHECK(set.tags == NULL && set.keys == NULL && set.count == 0);
+	/* Reserved first, a set never grows while it is filled to that count. */
+	au_strset_init(&set);
+	au_strset_reserve(&set, 6000);
+	size_t cap = set.capacity;
+	CHECK(cap * 3 >= 6000 * 4);
+	for (int i = 0; i < 6000; i++) {
+		snprintf(probe, sizeof(probe), "n%d", i);
+		au_strset_intern(&set, probe, copy_name, copies);
+	}
+	CHECK(set.capacity == cap && set.count == 6000);
+	au_strset_deinit(&set);
+}
+
 int main(void)
 {
+	test_strset();
 	test_intmap();
 	test_strmap();
 	return check_summary("test_strmap");
