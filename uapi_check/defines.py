@@ -30,7 +30,7 @@ import zlib
 from . import constants, units
 from .config import UNIT_FLAGS, cache_dir
 from .headers import parse_deps, relative_deps
-from .util import Fatal, object_key, run, publish_dir, write_atomic
+from .util import Fatal, object_key, publish_dir, replaceable, run, write_atomic
 
 _LOCKS = {}
 _LOCKS_LOCK = threading.Lock()
@@ -38,7 +38,7 @@ _LOCKS_LOCK = threading.Lock()
 
 def cache_key(unit_obj, compiler_version, flags):
     """The unit's object decides its headers' bytes."""
-    return object_key(unit_obj, compiler_version, *flags, "constants-v8")
+    return object_key(unit_obj, compiler_version, *flags, "constants-v9")
 
 
 _BUCKETS = 16
@@ -292,6 +292,7 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
     write_atomic(os.path.join(tmp, "constants.json"), json.dumps(
         {"kept": [[k.name, k.header, k.line, k.string, k.text] for k in kept], "rejected": {**rejected, **skipped},
          "failed": {n: [texts[n], r] for n, r in skipped.items()},
+         "strings": sum(k.string for k in kept), "syscalls": sum(k.name.startswith("__NR_") for k in kept),
          "objects": [os.path.relpath(o, cache_dir()) for o in hdr_objs + self_objs]},
         separators=(",", ":"), sort_keys=True))
     # Keyed by content: an entry another run published first stays (it may be reading it).
@@ -333,15 +334,17 @@ def build_constants(compiler, lang, include, out, name, headers, full=False, c_r
                 shutil.rmtree(tmp, ignore_errors=True)
     data = data_of(cache)
     _copy(cached, os.path.join(out, "obj", f"{name}.a"))
+    defines_o = os.path.join(out, "obj", f"{name}.defines.o")
     if os.path.isfile(os.path.join(cache, "constants.o")):
-        _copy(os.path.join(cache, "constants.o"), os.path.join(out, "obj", f"{name}.defines.o"))
+        _copy(os.path.join(cache, "constants.o"), defines_o)
+    elif os.path.isfile(defines_o) and not os.path.islink(defines_o):
+        os.unlink(defines_o)    # an earlier run's, which this run's constants no longer need
     if alone:
         _archive(os.path.join(out, "obj", f"{name}.defines.a"), members, out)
     kept = data["kept"]
     return {"key": key, "cache": cache, "object": os.path.join("obj", f"{name}.a"), "constants": len(kept),
             "defines": os.path.join("obj", f"{name}.defines.a"),
-            "strings": sum(k[3] for k in kept),
-            "syscalls": sum(k[0].startswith("__NR_") for k in kept),
+            "strings": data["strings"], "syscalls": data["syscalls"],
             "not_constants": constants.reason_counts(data["rejected"]),
             "rejected": data["rejected"], "failed": data.get("failed", {})}
 
@@ -363,11 +366,19 @@ def data_of(cache):
 
 
 def _copy(src, dst):
-    """dst, a regular file or nothing, replaced by a copy of src in one rename."""
+    """dst, a regular file or nothing (else Fatal), replaced by src in one rename: a hard link to
+    the cache entry, which is never written again once published (a 5 MB archive per unit is not
+    copied each run), or a copy where the two are on different file systems."""
+    replaceable(dst)
+    if os.path.exists(dst) and os.path.samefile(src, dst):
+        return
     tmp = dst + ".tmp"
     if os.path.lexists(tmp):
         os.unlink(tmp)
-    shutil.copyfile(src, tmp)
+    try:
+        os.link(src, tmp)
+    except OSError:
+        shutil.copyfile(src, tmp)
     os.replace(tmp, dst)
 
 
