@@ -51,6 +51,19 @@ def _group_key(parts, group):
     return h.hexdigest()[:24]
 
 
+def _groups(compiler, lang, rel_inc, consts, tag):
+    """consts by the bucket of their header, each group with its key (the compiler, the flags,
+    where the headers are named, tag, and each constant) and a lock of its own."""
+    groups = {}
+    for k in consts:
+        groups.setdefault(_bucket(k.header), []).append(k)
+    for _, group in sorted(groups.items()):
+        key = _group_key((compiler.version, lang, *UNIT_FLAGS[lang], *constants.DEBUG_FLAGS, rel_inc, tag), group)
+        with _LOCKS_LOCK:
+            lock = _LOCKS.setdefault((tag, key), threading.Lock())
+        yield group, key, lock
+
+
 @functools.lru_cache(maxsize=None)
 def _bucket(header):
     """Which of the self-contained objects a header's constants go to: by its name, so that a
@@ -64,15 +77,9 @@ def _self_contained_objects(compiler, lang, rel_inc, out, consts, full=False):
     constant's header, line and expansion (full: compiled again all the same). Returns (object
     paths, kept, {name: reason})."""
     flags = UNIT_FLAGS[lang]
-    groups = {}
-    for k in consts:
-        groups.setdefault(_bucket(k.header), []).append(k)
     objs, kept, bad = [], [], {}
-    for _, group in sorted(groups.items()):
-        key = _group_key((compiler.version, lang, *flags, *constants.DEBUG_FLAGS, rel_inc, "self-contained-v1"), group)
+    for group, key, lock in _groups(compiler, lang, rel_inc, consts, "self-contained-v1"):
         cache = os.path.join(cache_dir(), "constants-self", key)
-        with _LOCKS_LOCK:
-            lock = _LOCKS.setdefault(key, threading.Lock())
         with lock:
             _self_contained_object(compiler, lang, flags, rel_inc, out, group, key, cache, full)
         with open(os.path.join(cache, "bad.json")) as f:
@@ -112,15 +119,9 @@ def _header_objects(compiler, lang, include, rel_inc, out, consts, unit_headers,
     group whose headers do not compile together, is left to the all-headers unit. Returns (object
     paths, kept, left)."""
     flags = UNIT_FLAGS[lang]
-    groups = {}
-    for k in consts:
-        groups.setdefault(_bucket(k.header), []).append(k)
     objs, kept, left = [], [], []
-    for _, group in sorted(groups.items()):
-        gid = _group_key((compiler.version, lang, *flags, *constants.DEBUG_FLAGS, rel_inc, "by-header-v1"), group)
+    for group, gid, lock in _groups(compiler, lang, rel_inc, consts, "by-header-v1"):
         cache = os.path.join(cache_dir(), "constants-hdr", gid)
-        with _LOCKS_LOCK:
-            lock = _LOCKS.setdefault(cache, threading.Lock())
         with lock:
             key = None if full and cache not in _MADE else units.content_entry(cache, include)
             if key is None:
@@ -208,13 +209,20 @@ def _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp):
 
 
 def _complete(cache):
-    """Whether a cache entry and the self-contained objects it names are all there."""
+    """Whether a cache entry and the objects it names are all there (the entry is then read
+    once for the process: data_of)."""
     try:
-        with open(os.path.join(cache, "constants.json")) as f:
-            names = json.load(f)["objects"]
+        data = _DATA.get(cache)
+        if data is None:
+            with open(os.path.join(cache, "constants.json")) as f:
+                data = json.load(f)
+        names = data["objects"]
     except (OSError, ValueError, KeyError):
         return False
-    return all(os.path.isfile(os.path.join(cache_dir(), o)) for o in names)
+    if not all(os.path.isfile(os.path.join(cache_dir(), o)) for o in names):
+        return False
+    _DATA[cache] = data
+    return True
 
 
 def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad, prior):
