@@ -29,7 +29,6 @@ import zlib
 
 from . import constants, units
 from .config import UNIT_FLAGS, cache_dir
-from .headers import parse_deps, relative_deps
 from .util import Fatal, object_key, publish_dir, replaceable, run, write_atomic
 
 _LOCKS = {}
@@ -117,9 +116,9 @@ def _header_objects(compiler, lang, include, rel_inc, out, consts, unit_headers,
     and every name they leave is declared once in a unit, so a constant gets the value it has
     there. One that does not compile there (it names what its own headers do not declare), or a
     group whose headers do not compile together, is left to the all-headers unit. Returns (object
-    paths, kept, left)."""
+    paths, the constants left)."""
     flags = UNIT_FLAGS[lang]
-    objs, kept, left = [], [], []
+    objs, left = [], []
     for group, gid, lock in _groups(compiler, lang, rel_inc, consts, "by-header-v1"):
         cache = os.path.join(cache_dir(), "constants-hdr", gid)
         with lock:
@@ -134,9 +133,8 @@ def _header_objects(compiler, lang, include, rel_inc, out, consts, unit_headers,
             failed = set(json.load(f))
         if len(failed) < len(group):
             objs.append(os.path.join(cache, f"{key}-{gid}.o"))   # a name of its own in the archive
-        kept += [k for k in group if k.name not in failed]
         left += [k for k in group if k.name in failed]
-    return objs, kept, left
+    return objs, left
 
 
 def _header_object(compiler, lang, flags, include, rel_inc, out, group, cache, gid, unit_headers):
@@ -166,11 +164,7 @@ def _header_object(compiler, lang, flags, include, rel_inc, out, group, cache, g
             failed = second if second is not None else attempt(own)
         if failed is None:
             return None
-        with open(dep) as f:
-            read = [os.path.normpath(os.path.join(out, d)) for d in parse_deps(f.read())]
-        src = os.path.splitext(obj)[0] + (".cc" if lang == "cxx" else ".c")
-        files = relative_deps([d for d in read if d != os.path.normpath(src)],
-                              (os.path.normpath(os.path.abspath(include)),))
+        files = units.files_read(dep, out, os.path.splitext(obj)[0] + (".cc" if lang == "cxx" else ".c"), include)
         write_atomic(os.path.join(tmp, "failed.json"), json.dumps(sorted(failed)))
         return units.save_content_entry(cache, include, files, {f"-{gid}.o": obj, ".json": os.path.join(tmp, "failed.json")})
     finally:
@@ -268,7 +262,7 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
         def place(trial):
             """The objects of trial: by header where they compile there, the rest in constants.o
             with all headers (MacroError when that does not compile)."""
-            objs, _, left = _header_objects(compiler, lang, include, rel_inc, out, trial, headers, full)
+            objs, left = _header_objects(compiler, lang, include, rel_inc, out, trial, headers, full)
             if left:
                 _compile(compiler, flags, lang, left, headers, rel_inc, out, tmp)
             return objs

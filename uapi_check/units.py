@@ -298,13 +298,17 @@ def build_alone_unit(compiler, lang, key, header, inc, out, ident=None, full=Fal
         return None, first_error(err, inc)
     os.rename(tmp_obj, obj)
     if cache:
-        with open(depfile) as f:
-            read = [os.path.normpath(os.path.join(out, d)) for d in parse_deps(f.read())]
-        # Not the unit itself: its one line is in the cache key.
-        own = os.path.normpath(os.path.abspath(unit))
-        _save_alone(cache, inc, obj, relative_deps([d for d in read if d != own],
-                                                   (os.path.normpath(os.path.abspath(inc)),)))
+        _save_alone(cache, inc, obj, files_read(depfile, out, unit, inc))
     return obj, None
+
+
+def files_read(depfile, cwd, source, inc):
+    """The files a compile run in cwd read, from its -MD file, as relative_deps over (inc,): all
+    but the source itself, whose text is in the caller's cache key."""
+    with open(depfile) as f:
+        read = [os.path.normpath(os.path.join(cwd, d)) for d in parse_deps(f.read())]
+    own = os.path.normpath(os.path.abspath(source))
+    return relative_deps([d for d in read if d != own], (os.path.normpath(os.path.abspath(inc)),))
 
 
 def step_extra_units(opts, compilers, trees, headers, units, progress):
