@@ -30,7 +30,9 @@ def step_layouts(opts, tool, report, progress):
     views = {}
     for name, types in sorted(wanted(report).items()):
         c = report.comparisons[name]
-        args = [tool, "show", "--all", f"obj/{c.old_object}.{c.ext}", f"obj/{c.new_object}.{c.ext}",
+        # The unit objects, not their archives (obj/NAME.a): show draws structs and unions only,
+        # the same from either, and an archive's #define constants cost a second read.
+        args = [tool, "show", "--all", f"obj/{c.old_object}.o", f"obj/{c.new_object}.o",
                 "--headers", "include/before", "--headers", "include/after", "--format=json"]
         rc, out, err = run(args, cwd=opts.out)
         if rc != 0:
