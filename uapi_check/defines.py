@@ -291,14 +291,18 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
     texts = {k.name: k.text for k in found}
     names = {k.name for k in kept} | {k.name for k in self_kept}
     kept = [k for k in found if k.name in names]    # found's order: header, line, name
-    write_atomic(os.path.join(tmp, "constants.json"), json.dumps(
-        {"kept": [[k.name, k.header, k.line, k.string, k.text] for k in kept], "rejected": {**rejected, **skipped},
-         "failed": {n: [texts[n], r] for n, r in skipped.items()},
-         "strings": sum(k.string for k in kept), "syscalls": sum(k.name.startswith("__NR_") for k in kept),
-         "objects": [os.path.relpath(o, cache_dir()) for o in hdr_objs + self_objs]},
-        separators=(",", ":"), sort_keys=True))
-    # Keyed by content: an entry another run published first stays (it may be reading it).
+    # Its dicts in the order json.load gives them back (sort_keys): the data this process keeps
+    # for the entry (data_of) is what a later process reads from it, without reading it back.
+    data = {"kept": [[k.name, k.header, k.line, k.string, k.text] for k in kept],
+            "rejected": dict(sorted({**rejected, **skipped}.items())),
+            "failed": {n: [texts[n], skipped[n]] for n in sorted(skipped)},
+            "strings": sum(k.string for k in kept), "syscalls": sum(k.name.startswith("__NR_") for k in kept),
+            "objects": [os.path.relpath(o, cache_dir()) for o in hdr_objs + self_objs]}
+    write_atomic(os.path.join(tmp, "constants.json"), json.dumps(data, separators=(",", ":"), sort_keys=True))
+    # Keyed by content: an entry another run published first stays (it may be reading it), and
+    # _complete has then read that one.
     publish_dir(tmp, cache, _complete)
+    _DATA.setdefault(cache, data)
     return cache
 
 
