@@ -76,6 +76,37 @@ static int64_t char_array_length(Dwarf_Die *type)
 	return (int64_t)bytes;
 }
 
+/* What a constant's type comes to, found once per type DIE: a unit of 27k
+ * constants has a few dozen types (const int, const char[N], ...). */
+struct constant_type {
+	enum { CONSTANT_OTHER, CONSTANT_STRING, CONSTANT_INTEGER } kind;
+	uint64_t size;            /* a string's length (with its NUL), an integer's bytes */
+	bool is_unsigned;
+};
+
+static const struct constant_type *constant_type(struct reader *r, Dwarf_Die *die)
+{
+	Dwarf_Die first, type;
+	if (!die_type(die, &first))
+		return NULL;
+	struct constant_type *c = au_intmap_get(&r->const_types, die_key(&first));
+	if (c)
+		return c;
+	c = au_arena_alloc(&r->scratch, sizeof(*c));
+	c->kind = CONSTANT_OTHER;
+	if (plain_type(die, &type)) {
+		int64_t length = char_array_length(&type);
+		if (length >= 0) {
+			c->kind = CONSTANT_STRING;
+			c->size = (uint64_t)length;
+		} else if (integer_type(&type, &c->size, &c->is_unsigned)) {
+			c->kind = CONSTANT_INTEGER;
+		}
+	}
+	au_intmap_put(&r->const_types, die_key(&first), c);
+	return c;
+}
+
 /* The driver's constants unit (uapi_check/constants.py) gives each #define
  * of the headers a variable __abidiff_uapi_define__NAME with a
  * DW_AT_const_value: the compiler's value of NAME. It becomes the constant
@@ -86,17 +117,15 @@ void read_constant(struct reader *r, Dwarf_Die *die)
 	const char *n = die_name(r, die);
 	size_t plen = sizeof(AU_DEFINE_VARIABLE) - 1;
 	Dwarf_Attribute attr;
-	Dwarf_Die type;
+	const struct constant_type *ct;
 	if (!n || strncmp(n, AU_DEFINE_VARIABLE, plen) != 0 || !n[plen] ||
-	    !dwarf_attr(die, DW_AT_const_value, &attr) || !plain_type(die, &type))
+	    !dwarf_attr(die, DW_AT_const_value, &attr) || !(ct = constant_type(r, die)) || ct->kind == CONSTANT_OTHER)
 		return;
 	struct layout_constant *k = au_arena_alloc(&r->model->arena, sizeof(*k));
 	memset(k, 0, sizeof(*k));
-	uint64_t size;
-	int64_t length = char_array_length(&type);
-	if (length >= 0) {
+	uint64_t size = ct->size;
+	if (ct->kind == CONSTANT_STRING) {
 		k->is_string = true;
-		size = (uint64_t)length;
 		if (attr.form == DW_FORM_block || attr.form == DW_FORM_block1 || attr.form == DW_FORM_block2 ||
 		    attr.form == DW_FORM_block4) {
 			Dwarf_Block b;
@@ -111,7 +140,8 @@ void read_constant(struct reader *r, Dwarf_Die *die)
 			k->nbytes = strlen(s) + 1;
 			k->bytes = (const unsigned char *)au_arena_memdup(&r->model->arena, s, k->nbytes);
 		}
-	} else if (integer_type(&type, &size, &k->is_unsigned)) {
+	} else {
+		k->is_unsigned = ct->is_unsigned;
 		if (attr.form == DW_FORM_sdata || attr.form == DW_FORM_implicit_const) {
 			Dwarf_Sword s;
 			if (dwarf_formsdata(&attr, &s) != 0)
@@ -126,8 +156,6 @@ void read_constant(struct reader *r, Dwarf_Die *die)
 				return;
 			k->value = (int64_t)u;
 		}
-	} else {
-		return;
 	}
 	struct layout_type *t = au_arena_alloc(&r->model->arena, sizeof(*t));
 	memset(t, 0, sizeof(*t));

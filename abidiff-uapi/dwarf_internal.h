@@ -77,6 +77,7 @@ struct reader {
 	struct strmap anon_shapes;    /* au_typekey_anon key -> struct shared_anon * */
 	unsigned long top_seq;        /* counts the types read at the top */
 	size_t odr_conflicts;
+	struct intmap const_types;    /* a constant's type DIE -> struct constant_type (dwarf_constants.c) */
 	struct strmap files;          /* interned declaring files */
 	struct intmap file_memo;      /* libdw's file name -> struct file_memo */
 	const char *comp_dir;

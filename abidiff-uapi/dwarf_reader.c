@@ -176,6 +176,7 @@ static void reader_init(struct reader *r)
 	au_strmap_init(&r->decl_scopes);
 	au_strmap_init(&r->files);
 	au_intmap_init(&r->file_memo);
+	au_intmap_init(&r->const_types);
 	au_strmap_init(&r->visited[0]);
 	au_strmap_init(&r->visited[1]);
 	au_strmap_init(&r->odr_keys);
@@ -201,6 +202,7 @@ static void reader_deinit(struct reader *r)
 	au_strmap_deinit(&r->decl_scopes);
 	au_strmap_deinit(&r->files);
 	au_intmap_deinit(&r->file_memo);
+	au_intmap_deinit(&r->const_types);
 	au_strmap_deinit(&r->visited[0]);
 	au_strmap_deinit(&r->visited[1]);
 }
