@@ -37,6 +37,7 @@ import argparse
 import concurrent.futures
 import contextlib
 import dataclasses
+import gc
 import json
 import os
 import re
@@ -470,6 +471,11 @@ def main(argv=None):
     status. argv defaults to the command line. Whatever goes wrong inside is exit 2 or 130, never
     1 (a check fails) and never a traceback on the terminal: internal_error."""
     opts = None
+    # A run holds large structures with no cycles (each unit's 30k macros, constants, scans); at
+    # the default thresholds the cyclic collector walks them again and again (about 860 young,
+    # 78 middle and 6 full collections in a per-commit check, 0.3 to 0.7 CPU-s). Collecting
+    # every 50,000 allocations instead costs about 20, at the same peak memory.
+    gc.set_threshold(50_000, 20, 20)
     try:
         opts = parse_args(sys.argv[1:] if argv is None else argv)
         return run_main(opts)
