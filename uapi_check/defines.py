@@ -20,6 +20,7 @@ import concurrent.futures
 import functools
 import hashlib
 import json
+import operator
 import os
 import re
 import shutil
@@ -293,10 +294,10 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
     kept = [k for k in found if k.name in names]    # found's order: header, line, name
     # Its dicts in the order json.load gives them back (sort_keys): the data this process keeps
     # for the entry (data_of) is what a later process reads from it, without reading it back.
-    data = {"kept": [[k.name, k.header, k.line, k.string, k.text] for k in kept],
+    data = {"kept": list(map(list, kept)),     # [name, header, line, string, text]
             "rejected": dict(sorted({**rejected, **skipped}.items())),
             "failed": {n: [texts[n], skipped[n]] for n in sorted(skipped)},
-            "strings": sum(k.string for k in kept), "syscalls": sum(k.name.startswith("__NR_") for k in kept),
+            "strings": sum(map(_STRING, kept)), "syscalls": sum(map(_SYSCALL, map(_NAME, kept))),
             "objects": [os.path.relpath(o, cache_dir()) for o in hdr_objs + self_objs]}
     write_atomic(os.path.join(tmp, "constants.json"), json.dumps(data, separators=(",", ":"), sort_keys=True))
     # Keyed by content: an entry another run published first stays (it may be reading it), and
@@ -361,6 +362,8 @@ def _kept_texts(cache):
     return {k[0]: k[4] for k in data_of(cache)["kept"]}
 
 
+_NAME, _STRING = operator.attrgetter("name"), operator.attrgetter("string")
+_SYSCALL = operator.methodcaller("startswith", "__NR_")
 _DATA = {}   # cache entry -> its constants.json, read once per process (entries never change)
 
 
