@@ -104,6 +104,8 @@ void add_regions(struct reader *r, Elf *elf, const char *file)
 			if ((str || (bl == 14 && strncmp(base, "debug_line_str", 14) == 0)) &&
 			    ((const char *)d->d_buf)[d->d_size - 1] != '\0')
 				set_error(r, au_error_format("%s: corrupt %s: its last string is not terminated", file, n));
+			else if (str && r->nstrs < sizeof(r->strs) / sizeof(r->strs[0]))
+				r->strs[r->nstrs++] = (struct str_section){ d->d_buf, (const char *)d->d_buf + d->d_size, NULL };
 		}
 	}
 }
@@ -130,7 +132,18 @@ static const char *copy_to_arena(void *arena, const char *s)
 
 const char *intern(struct reader *r, const char *s)
 {
-	return s ? au_strset_intern(&r->names, s, copy_to_arena, &r->model->arena) : NULL;
+	if (!s)
+		return NULL;
+	uintptr_t p = (uintptr_t)s;
+	for (size_t i = 0; i < r->nstrs; i++) {
+		struct str_section *g = &r->strs[i];
+		if (p >= (uintptr_t)g->base && p < (uintptr_t)g->end) {
+			if (!g->copy)
+				g->copy = au_arena_memdup(&r->model->arena, g->base, (size_t)(g->end - g->base));
+			return g->copy + (p - (uintptr_t)g->base);
+		}
+	}
+	return au_strset_intern(&r->names, s, copy_to_arena, &r->model->arena);
 }
 
 bool is_declaration(Dwarf_Die *die)
