@@ -55,7 +55,8 @@ static void because(struct change *ch, enum reason why)
 }
 
 static struct type_finding *compare_named(struct comparer *c, const char *name);
-static struct type_finding *compare_pair(struct comparer *c, const char *name, const struct layout_type *n);
+static struct type_finding *compare_pair(struct comparer *c, const char *name, const struct layout_type *o,
+					 const struct layout_type *n);
 static void compare_constant(struct comparer *c, const struct layout_type *o, const struct layout_type *n);
 
 /* The shape key of a named aggregate on one side (0 old, 1 new), as an
@@ -874,17 +875,20 @@ static char comparing;
  * that a struct embedding it can ask how it changed. */
 static struct type_finding *compare_named(struct comparer *c, const char *name)
 {
-	return compare_pair(c, name, NULL);
+	return compare_pair(c, name, NULL, NULL);
 }
 
-/* compare_named, when NEW's type of that name is known already (n), or NULL. */
-static struct type_finding *compare_pair(struct comparer *c, const char *name, const struct layout_type *n)
+/* compare_named, when the types of that name are known already (o in OLD,
+ * n in NEW), or NULL. */
+static struct type_finding *compare_pair(struct comparer *c, const char *name, const struct layout_type *o,
+					 const struct layout_type *n)
 {
 	/* One probe finds a finding, a comparison under way, or the slot to mark. */
 	struct strmap_slot *mark = au_strmap_slot(&c->done, name);
 	if (mark->value)
 		return mark->value == &comparing ? NULL : mark->value;
-	const struct layout_type *o = au_layout_model_find(c->old_model, name);
+	if (!o)
+		o = au_layout_model_find(c->old_model, name);
 	if (!n)
 		n = au_layout_model_find(c->new_model, name);
 	if (!o || !n)
@@ -1427,6 +1431,30 @@ static bool has_anonymous(const struct layout_model *m)
 	return false;
 }
 
+/* When both models are sorted by name with each name once, one walk of the
+ * two lists pairs them, in place of a look-up of every name in the other
+ * model's map: *in_new (OLD's count) gets NEW's type of each OLD name or
+ * NULL, *in_old (NEW's count) whether each NEW name is in OLD. False (and
+ * nothing allocated) when either model is not sorted. */
+static bool pair_sorted(const struct layout_model *om, const struct layout_model *nm,
+			const struct layout_type ***in_new, bool **in_old)
+{
+	if (!om->sorted || !nm->sorted)
+		return false;
+	*in_new = au_xcalloc(om->ntypes + 1, sizeof(**in_new));
+	*in_old = au_xcalloc(nm->ntypes + 1, sizeof(**in_old));
+	for (size_t i = 0, j = 0; i < om->ntypes && j < nm->ntypes;) {
+		int d = strcmp(om->types[i]->name, nm->types[j]->name);
+		if (d == 0) {
+			(*in_new)[i] = nm->types[j];
+			(*in_old)[j] = true;
+		}
+		i += d <= 0;
+		j += d >= 0;
+	}
+	return true;
+}
+
 void au_compare_models(const struct layout_model *old_model, const struct layout_model *new_model,
 		    const struct compare_options *opts, struct comparison *ret)
 {
@@ -1442,14 +1470,17 @@ void au_compare_models(const struct layout_model *old_model, const struct layout
 	au_strmap_init(&c.shapes[0]);
 	au_strmap_init(&c.shapes[1]);
 	size_t cap = 0;
+	const struct layout_type **in_new = NULL;
+	bool *in_old = NULL;
+	bool paired = pair_sorted(old_model, new_model, &in_new, &in_old);
 	for (size_t i = 0; i < old_model->ntypes; i++) {
 		const struct layout_type *o = old_model->types[i];
 		if (o->anonymous)
 			continue;
-		const struct layout_type *n = au_layout_model_find(new_model, o->name);
+		const struct layout_type *n = paired ? in_new[i] : au_layout_model_find(new_model, o->name);
 		if (n) {
 			ret->old_types++;
-			record(&c, compare_pair(&c, o->name, n), &cap);
+			record(&c, compare_pair(&c, o->name, paired ? o : NULL, n), &cap);
 		} else if (!opts->common_only) {
 			ret->old_types++;
 			if (o->kind == LAYOUT_CONSTANT)
@@ -1462,13 +1493,15 @@ void au_compare_models(const struct layout_model *old_model, const struct layout
 		const struct layout_type *n = new_model->types[i];
 		if (n->anonymous)
 			continue;
-		if (au_layout_model_find(old_model, n->name)) {
+		if (paired ? in_old[i] : au_layout_model_find(old_model, n->name) != NULL) {
 			ret->new_types++;
 		} else if (!opts->common_only) {
 			ret->new_types++;
 			record_whole(&c, n->name, NULL, n, &cap);
 		}
 	}
+	free(in_new);
+	free(in_old);
 	if (has_anonymous(old_model) || has_anonymous(new_model))
 		compare_anonymous_enums(&c, &cap);
 	if (ret->nfindings)
