@@ -188,11 +188,11 @@ static void flatten(const struct layout_type *t, uint64_t base, struct flat_buf 
 		if (m->name) {
 			if (is_empty_filler(m) && !keep_empty)
 				continue;
-			const char *name = paths && *prefix ? au_arena_printf(paths, "%s%s", prefix, m->name) : m->name;
+			const char *name = paths && *prefix ? au_arena_concat3(paths, prefix, m->name, "") : m->name;
 			flat_push(b, m, base + m->bit_offset, name, union_depth, t);
 			if (paths && au_member_nested(m))
 				flatten(au_member_nested(m), base + m->bit_offset, b, depth + 1, paths,
-					au_arena_printf(paths, "%s.", name), union_depth, keep_empty);
+					au_arena_concat3(paths, name, ".", ""), union_depth, keep_empty);
 		} else if (au_member_anon(m)) {
 			flatten(au_member_anon(m), base + m->bit_offset, b, depth + 1, paths, prefix, union_depth, keep_empty);
 		}
