@@ -642,15 +642,18 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 {
 	struct member_pairing p;
 	pairing_init(c, &p, o, n);
-	/* Common names first: where each went. */
+	/* Common names first: where each went. Each OLD name is looked up in
+	 * NEW once, for both loops. */
+	const struct flat_member **nm = au_xmalloc((p.no ? p.no : 1) * sizeof(*nm));
 	for (size_t i = 0; i < p.no; i++) {
-		const struct flat_member *nm = find_flat(&p.in, p.fo[i].name);
-		if (nm)
-			compare_common_member(c, &p, &p.fo[i], nm);
+		nm[i] = find_flat(&p.in, p.fo[i].name);
+		if (nm[i])
+			compare_common_member(c, &p, &p.fo[i], nm[i]);
 	}
 	for (size_t i = 0; i < p.no; i++)
-		if (!find_flat(&p.in, p.fo[i].name))
+		if (!nm[i])
 			member_only_in_old(c, &p, i, n);
+	free(nm);
 	for (size_t k = 0; k < p.nn; k++)
 		if (!p.used[k] && !find_flat(&p.io, p.fn[k].name))
 			member_only_in_new(c, &p, k);
