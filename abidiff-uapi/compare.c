@@ -10,9 +10,11 @@ struct comparer {
 	const struct compare_options *opts;
 	bool c_to_cxx;           /* OLD is C and NEW is C++ */
 	struct comparison *out;
-	/* name -> struct type_finding * (also for unchanged), or &comparing
-	 * while it is being compared (cycles in corrupt input) */
-	struct strmap done;
+	/* OLD's type (by address) -> struct type_finding * (also for
+	 * unchanged), or &comparing while it is being compared (cycles in
+	 * corrupt input): an integer key, where a name would be hashed and
+	 * compared on every probe */
+	struct intmap done;
 	struct change *buf;      /* scratch list of changes for one type */
 	size_t nbuf, capbuf;
 	struct strmap shapes[2]; /* per side: named aggregate -> its shape key */
@@ -886,17 +888,19 @@ static struct type_finding *compare_named(struct comparer *c, const char *name)
 static struct type_finding *compare_pair(struct comparer *c, const char *name, const struct layout_type *o,
 					 const struct layout_type *n)
 {
-	/* One probe finds a finding, a comparison under way, or the slot to mark. */
-	struct strmap_slot *mark = au_strmap_slot(&c->done, name);
-	if (mark->value)
-		return mark->value == &comparing ? NULL : mark->value;
 	if (!o)
 		o = au_layout_model_find(c->old_model, name);
+	if (!o)
+		return NULL; /* pairing decides added/removed */
+	/* A finding already, or a comparison under way. */
+	struct type_finding *seen = au_intmap_get(&c->done, (uintptr_t)o);
+	if (seen)
+		return seen == (void *)&comparing ? NULL : seen;
 	if (!n)
 		n = au_layout_model_find(c->new_model, name);
-	if (!o || !n)
-		return NULL; /* pairing decides added/removed */
-	mark->value = &comparing;   /* nothing was inserted since the probe */
+	if (!n)
+		return NULL;
+	au_intmap_put(&c->done, (uintptr_t)o, &comparing);
 	struct type_finding *f;
 
 	/* This type's changes go after whatever the caller has collected. */
@@ -907,7 +911,7 @@ static struct type_finding *compare_pair(struct comparer *c, const char *name, c
 		compare_constant(c, o, n);
 		f = new_finding(c, name, o, n);
 		finish(c, f, start);
-		au_strmap_put(&c->done, name, f);
+		au_intmap_put(&c->done, (uintptr_t)o, f);
 		return f;
 	}
 	if (o->kind != n->kind) {
@@ -948,7 +952,7 @@ static struct type_finding *compare_pair(struct comparer *c, const char *name, c
 
 	f = new_finding(c, name, o, n);
 	finish(c, f, start);
-	au_strmap_put(&c->done, name, f);
+	au_intmap_put(&c->done, (uintptr_t)o, f);
 	return f;
 }
 
@@ -1468,8 +1472,8 @@ void au_compare_models(const struct layout_model *old_model, const struct layout
 	ret->fail_on = opts->fail_on ? opts->fail_on : SEVERITY_BREAK;
 	struct comparer c = { .old_model = old_model, .new_model = new_model, .opts = opts, .out = ret };
 	c.c_to_cxx = old_model->lang == LANG_C && new_model->lang == LANG_CXX;
-	au_strmap_init(&c.done);
-	au_strmap_reserve(&c.done, old_model->ntypes);
+	au_intmap_init(&c.done);
+	au_intmap_reserve(&c.done, old_model->ntypes);
 	au_strmap_init(&c.shapes[0]);
 	au_strmap_init(&c.shapes[1]);
 	size_t cap = 0;
@@ -1511,7 +1515,7 @@ void au_compare_models(const struct layout_model *old_model, const struct layout
 		qsort(ret->findings, ret->nfindings, sizeof(*ret->findings), cmp_finding);
 	free(c.buf);
 	release_constant_indexes(&c);
-	au_strmap_deinit(&c.done);
+	au_intmap_deinit(&c.done);
 	au_strmap_deinit(&c.shapes[0]);
 	au_strmap_deinit(&c.shapes[1]);
 }
