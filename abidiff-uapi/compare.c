@@ -10,9 +10,11 @@ struct comparer {
 	const struct compare_options *opts;
 	bool c_to_cxx;           /* OLD is C and NEW is C++ */
 	struct comparison *out;
-	/* name -> struct type_finding * (also for unchanged), or &comparing
-	 * while it is being compared (cycles in corrupt input) */
-	struct strmap done;
+	/* OLD's type (by address) -> struct type_finding * (also for
+	 * unchanged), or &comparing while it is being compared (cycles in
+	 * corrupt input): an integer key, where a name would be hashed and
+	 * compared on every probe */
+	struct intmap done;
 	struct change *buf;      /* scratch list of changes for one type */
 	size_t nbuf, capbuf;
 	struct strmap shapes[2]; /* per side: named aggregate -> its shape key */
@@ -55,7 +57,8 @@ static void because(struct change *ch, enum reason why)
 }
 
 static struct type_finding *compare_named(struct comparer *c, const char *name);
-static struct type_finding *compare_pair(struct comparer *c, const char *name, const struct layout_type *n);
+static struct type_finding *compare_pair(struct comparer *c, const char *name, const struct layout_type *o,
+					 const struct layout_type *n);
 static void compare_constant(struct comparer *c, const struct layout_type *o, const struct layout_type *n);
 
 /* The shape key of a named aggregate on one side (0 old, 1 new), as an
@@ -641,15 +644,18 @@ static void compare_members(struct comparer *c, const struct layout_type *o, con
 {
 	struct member_pairing p;
 	pairing_init(c, &p, o, n);
-	/* Common names first: where each went. */
+	/* Common names first: where each went. Each OLD name is looked up in
+	 * NEW once, for both loops. */
+	const struct flat_member **nm = au_xmalloc((p.no ? p.no : 1) * sizeof(*nm));
 	for (size_t i = 0; i < p.no; i++) {
-		const struct flat_member *nm = find_flat(&p.in, p.fo[i].name);
-		if (nm)
-			compare_common_member(c, &p, &p.fo[i], nm);
+		nm[i] = find_flat(&p.in, p.fo[i].name);
+		if (nm[i])
+			compare_common_member(c, &p, &p.fo[i], nm[i]);
 	}
 	for (size_t i = 0; i < p.no; i++)
-		if (!find_flat(&p.in, p.fo[i].name))
+		if (!nm[i])
 			member_only_in_old(c, &p, i, n);
+	free(nm);
 	for (size_t k = 0; k < p.nn; k++)
 		if (!p.used[k] && !find_flat(&p.io, p.fn[k].name))
 			member_only_in_new(c, &p, k);
@@ -874,22 +880,27 @@ static char comparing;
  * that a struct embedding it can ask how it changed. */
 static struct type_finding *compare_named(struct comparer *c, const char *name)
 {
-	return compare_pair(c, name, NULL);
+	return compare_pair(c, name, NULL, NULL);
 }
 
-/* compare_named, when NEW's type of that name is known already (n), or NULL. */
-static struct type_finding *compare_pair(struct comparer *c, const char *name, const struct layout_type *n)
+/* compare_named, when the types of that name are known already (o in OLD,
+ * n in NEW), or NULL. */
+static struct type_finding *compare_pair(struct comparer *c, const char *name, const struct layout_type *o,
+					 const struct layout_type *n)
 {
-	/* One probe finds a finding, a comparison under way, or the slot to mark. */
-	struct strmap_slot *mark = au_strmap_slot(&c->done, name);
-	if (mark->value)
-		return mark->value == &comparing ? NULL : mark->value;
-	const struct layout_type *o = au_layout_model_find(c->old_model, name);
+	if (!o)
+		o = au_layout_model_find(c->old_model, name);
+	if (!o)
+		return NULL; /* pairing decides added/removed */
+	/* A finding already, or a comparison under way. */
+	struct type_finding *seen = au_intmap_get(&c->done, (uintptr_t)o);
+	if (seen)
+		return seen == (void *)&comparing ? NULL : seen;
 	if (!n)
 		n = au_layout_model_find(c->new_model, name);
-	if (!o || !n)
-		return NULL; /* pairing decides added/removed */
-	mark->value = &comparing;   /* nothing was inserted since the probe */
+	if (!n)
+		return NULL;
+	au_intmap_put(&c->done, (uintptr_t)o, &comparing);
 	struct type_finding *f;
 
 	/* This type's changes go after whatever the caller has collected. */
@@ -900,7 +911,7 @@ static struct type_finding *compare_pair(struct comparer *c, const char *name, c
 		compare_constant(c, o, n);
 		f = new_finding(c, name, o, n);
 		finish(c, f, start);
-		au_strmap_put(&c->done, name, f);
+		au_intmap_put(&c->done, (uintptr_t)o, f);
 		return f;
 	}
 	if (o->kind != n->kind) {
@@ -941,7 +952,7 @@ static struct type_finding *compare_pair(struct comparer *c, const char *name, c
 
 	f = new_finding(c, name, o, n);
 	finish(c, f, start);
-	au_strmap_put(&c->done, name, f);
+	au_intmap_put(&c->done, (uintptr_t)o, f);
 	return f;
 }
 
@@ -1427,6 +1438,30 @@ static bool has_anonymous(const struct layout_model *m)
 	return false;
 }
 
+/* When both models are sorted by name with each name once, one walk of the
+ * two lists pairs them, in place of a look-up of every name in the other
+ * model's map: *in_new (OLD's count) gets NEW's type of each OLD name or
+ * NULL, *in_old (NEW's count) whether each NEW name is in OLD. False (and
+ * nothing allocated) when either model is not sorted. */
+static bool pair_sorted(const struct layout_model *om, const struct layout_model *nm,
+			const struct layout_type ***in_new, bool **in_old)
+{
+	if (!om->sorted || !nm->sorted)
+		return false;
+	*in_new = au_xcalloc(om->ntypes + 1, sizeof(**in_new));
+	*in_old = au_xcalloc(nm->ntypes + 1, sizeof(**in_old));
+	for (size_t i = 0, j = 0; i < om->ntypes && j < nm->ntypes;) {
+		int d = strcmp(om->types[i]->name, nm->types[j]->name);
+		if (d == 0) {
+			(*in_new)[i] = nm->types[j];
+			(*in_old)[j] = true;
+		}
+		i += d <= 0;
+		j += d >= 0;
+	}
+	return true;
+}
+
 void au_compare_models(const struct layout_model *old_model, const struct layout_model *new_model,
 		    const struct compare_options *opts, struct comparison *ret)
 {
@@ -1437,19 +1472,22 @@ void au_compare_models(const struct layout_model *old_model, const struct layout
 	ret->fail_on = opts->fail_on ? opts->fail_on : SEVERITY_BREAK;
 	struct comparer c = { .old_model = old_model, .new_model = new_model, .opts = opts, .out = ret };
 	c.c_to_cxx = old_model->lang == LANG_C && new_model->lang == LANG_CXX;
-	au_strmap_init(&c.done);
-	au_strmap_reserve(&c.done, old_model->ntypes);
+	au_intmap_init(&c.done);
+	au_intmap_reserve(&c.done, old_model->ntypes);
 	au_strmap_init(&c.shapes[0]);
 	au_strmap_init(&c.shapes[1]);
 	size_t cap = 0;
+	const struct layout_type **in_new = NULL;
+	bool *in_old = NULL;
+	bool paired = pair_sorted(old_model, new_model, &in_new, &in_old);
 	for (size_t i = 0; i < old_model->ntypes; i++) {
 		const struct layout_type *o = old_model->types[i];
 		if (o->anonymous)
 			continue;
-		const struct layout_type *n = au_layout_model_find(new_model, o->name);
+		const struct layout_type *n = paired ? in_new[i] : au_layout_model_find(new_model, o->name);
 		if (n) {
 			ret->old_types++;
-			record(&c, compare_pair(&c, o->name, n), &cap);
+			record(&c, compare_pair(&c, o->name, paired ? o : NULL, n), &cap);
 		} else if (!opts->common_only) {
 			ret->old_types++;
 			if (o->kind == LAYOUT_CONSTANT)
@@ -1462,20 +1500,22 @@ void au_compare_models(const struct layout_model *old_model, const struct layout
 		const struct layout_type *n = new_model->types[i];
 		if (n->anonymous)
 			continue;
-		if (au_layout_model_find(old_model, n->name)) {
+		if (paired ? in_old[i] : au_layout_model_find(old_model, n->name) != NULL) {
 			ret->new_types++;
 		} else if (!opts->common_only) {
 			ret->new_types++;
 			record_whole(&c, n->name, NULL, n, &cap);
 		}
 	}
+	free(in_new);
+	free(in_old);
 	if (has_anonymous(old_model) || has_anonymous(new_model))
 		compare_anonymous_enums(&c, &cap);
 	if (ret->nfindings)
 		qsort(ret->findings, ret->nfindings, sizeof(*ret->findings), cmp_finding);
 	free(c.buf);
 	release_constant_indexes(&c);
-	au_strmap_deinit(&c.done);
+	au_intmap_deinit(&c.done);
 	au_strmap_deinit(&c.shapes[0]);
 	au_strmap_deinit(&c.shapes[1]);
 }

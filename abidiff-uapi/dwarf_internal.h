@@ -97,6 +97,16 @@ struct reader {
 	Elf *elfs[64];                /* files whose sections are in regions */
 	size_t nelfs;
 	size_t str_bytes;             /* the size of the .debug_str sections among them */
+	/* The .debug_str sections that end in a NUL, where the compiler and
+	 * linker keep each string once: each is copied into the model whole
+	 * when its file is opened, and a name found in one is that copy's
+	 * string at the same offset (attr_name), kept with no hashing, probing
+	 * or comparing (intern). Other strings go through names. */
+	struct str_section {
+		const char *base, *end;
+		const char *copy;     /* in the model's arena */
+	} strs[8];
+	size_t nstrs;
 };
 
 /* ---- dwarf_util.c */

@@ -104,14 +104,37 @@ void add_regions(struct reader *r, Elf *elf, const char *file)
 			if ((str || (bl == 14 && strncmp(base, "debug_line_str", 14) == 0)) &&
 			    ((const char *)d->d_buf)[d->d_size - 1] != '\0')
 				set_error(r, au_error_format("%s: corrupt %s: its last string is not terminated", file, n));
+			else if (str && r->nstrs < sizeof(r->strs) / sizeof(r->strs[0]))
+				r->strs[r->nstrs++] = (struct str_section){
+					d->d_buf, (const char *)d->d_buf + d->d_size,
+					au_arena_memdup(&r->model->arena, d->d_buf, d->d_size) };
 		}
 	}
 }
 
+/* s in one of the .debug_str sections the model keeps a copy of: its
+ * string in that copy, else NULL. */
+static const char *str_copy(const struct reader *r, const char *s)
+{
+	uintptr_t p = (uintptr_t)s;
+	for (size_t i = 0; i < r->nstrs; i++) {
+		const struct str_section *g = &r->strs[i];
+		if (p >= (uintptr_t)g->base && p < (uintptr_t)g->end)
+			return g->copy + (p - (uintptr_t)g->base);
+	}
+	return NULL;
+}
+
+/* A name in a kept .debug_str is handed out as the model's copy, which
+ * ends in a NUL like its section: libdw's string is never read, and needs
+ * no bounds scan. */
 const char *attr_name(struct reader *r, Dwarf_Attribute *attr)
 {
 	/* Bounds first: even the first byte may lie outside every section. */
 	const char *n = attr ? dwarf_formstring(attr) : NULL;
+	const char *c = n ? str_copy(r, n) : NULL;
+	if (c)
+		return *c ? c : NULL;
 	return n && string_ok(r, n) && *n ? n : NULL;
 }
 
@@ -130,9 +153,17 @@ static const char *copy_to_arena(void *arena, const char *s)
 
 const char *intern(struct reader *r, const char *s)
 {
-	return s ? au_strset_intern(&r->names, s, copy_to_arena, &r->model->arena) : NULL;
+	if (!s)
+		return NULL;
+	uintptr_t p = (uintptr_t)s;
+	for (size_t i = 0; i < r->nstrs; i++) {
+		const struct str_section *g = &r->strs[i];
+		if (p >= (uintptr_t)g->copy && p < (uintptr_t)g->copy + (size_t)(g->end - g->base))
+			return s;   /* the model's own copy already (attr_name) */
+	}
+	const char *c = str_copy(r, s);
+	return c ? c : au_strset_intern(&r->names, s, copy_to_arena, &r->model->arena);
 }
-
 bool is_declaration(Dwarf_Die *die)
 {
 	bool flag = false;

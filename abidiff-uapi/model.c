@@ -1,3 +1,4 @@
+#define _GNU_SOURCE   /* qsort_r */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ void au_layout_model_append(struct layout_model *m, struct layout_type *t)
 		m->capacity = cap;
 	}
 	m->types[m->ntypes++] = t;
+	m->sorted = false;
 }
 
 bool au_layout_model_add(struct layout_model *m, struct layout_type *t)
@@ -98,17 +100,24 @@ struct layout_type *au_layout_model_resolve(const struct layout_model *m, const 
 	return NULL;
 }
 
-static int cmp_type(const void *a, const void *b)
+/* A sort compares every two types that end up next to each other, so a
+ * name held twice is met here (*dup set). */
+static int cmp_type(const void *a, const void *b, void *dup)
 {
 	const struct layout_type *x = *(const struct layout_type *const *)a;
 	const struct layout_type *y = *(const struct layout_type *const *)b;
-	return strcmp(x->name, y->name);
+	int d = strcmp(x->name, y->name);
+	if (d == 0)
+		*(bool *)dup = true;
+	return d;
 }
 
 void au_layout_model_sort(struct layout_model *m)
 {
+	bool dup = false;
 	if (m->ntypes)
-		qsort(m->types, m->ntypes, sizeof(*m->types), cmp_type);
+		qsort_r(m->types, m->ntypes, sizeof(*m->types), cmp_type, &dup);
+	m->sorted = !dup;
 }
 
 void au_layout_model_filter(struct layout_model *m, bool (*keep)(const struct layout_type *, void *), void *arg)
@@ -179,11 +188,11 @@ static void flatten(const struct layout_type *t, uint64_t base, struct flat_buf 
 		if (m->name) {
 			if (is_empty_filler(m) && !keep_empty)
 				continue;
-			const char *name = paths && *prefix ? au_arena_printf(paths, "%s%s", prefix, m->name) : m->name;
+			const char *name = paths && *prefix ? au_arena_concat3(paths, prefix, m->name, "") : m->name;
 			flat_push(b, m, base + m->bit_offset, name, union_depth, t);
 			if (paths && au_member_nested(m))
 				flatten(au_member_nested(m), base + m->bit_offset, b, depth + 1, paths,
-					au_arena_printf(paths, "%s.", name), union_depth, keep_empty);
+					au_arena_concat3(paths, name, ".", ""), union_depth, keep_empty);
 		} else if (au_member_anon(m)) {
 			flatten(au_member_anon(m), base + m->bit_offset, b, depth + 1, paths, prefix, union_depth, keep_empty);
 		}

@@ -175,6 +175,9 @@ struct layout_model {
 	size_t ntypes;
 	size_t capacity;
 	struct layout_type **types;   /* named types, in the order read */
+	/* types is in name order (au_layout_model_sort), each name once: the
+	 * comparer pairs two such models in one walk. Adding a type clears it. */
+	bool sorted;
 	struct strmap by_name;        /* name -> struct layout_type * */
 	/* typedef NAME -> the name of the type it stands for, when that is a
 	 * struct, union or enum with a tag ("struct foo") or another typedef
@@ -206,7 +209,8 @@ struct layout_type *au_layout_model_resolve(const struct layout_model *m, const 
 const struct layout_member_type *au_member_type_new(struct arena *a, const char *name, const char *key,
 						    const char *chain, const char *embeds, uint64_t size,
 						    struct layout_type *layout);
-/* Sorts types by name, for stable output whatever the reader's order. */
+/* Sorts types by name, for stable output whatever the reader's order; sets
+ * sorted unless two types share a name. */
 void au_layout_model_sort(struct layout_model *m);
 /* Keeps only the types for which keep() is true. */
 void au_layout_model_filter(struct layout_model *m, bool (*keep)(const struct layout_type *, void *), void *arg);

@@ -172,20 +172,33 @@ void *au_intmap_get(const struct intmap *m, uint64_t key)
 	return m->capacity ? int_find(m, key)->value : NULL;
 }
 
+static void int_resize(struct intmap *m, size_t cap)
+{
+	size_t oldcap = m->capacity;
+	struct intmap_slot *old = m->slots;
+	m->capacity = cap;
+	m->slots = au_xcalloc(m->capacity, sizeof(*m->slots));
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].value)
+			*int_find(m, old[i].key) = old[i];
+	free(old);
+}
+
+void au_intmap_reserve(struct intmap *m, size_t n)
+{
+	size_t cap = m->capacity ? m->capacity : 64;
+	while (n * 4 > cap * 3)   /* the load factor of au_intmap_put */
+		cap *= 2;
+	if (cap > m->capacity)
+		int_resize(m, cap);
+}
+
 void au_intmap_put(struct intmap *m, uint64_t key, void *value)
 {
 	if (!value)
 		abort();   /* NULL marks an empty slot */
-	if ((m->count + 1) * 4 > m->capacity * 3) {
-		size_t oldcap = m->capacity;
-		struct intmap_slot *old = m->slots;
-		m->capacity = oldcap ? oldcap * 2 : 64;
-		m->slots = au_xcalloc(m->capacity, sizeof(*m->slots));
-		for (size_t i = 0; i < oldcap; i++)
-			if (old[i].value)
-				*int_find(m, old[i].key) = old[i];
-		free(old);
-	}
+	if ((m->count + 1) * 4 > m->capacity * 3)
+		int_resize(m, m->capacity ? m->capacity * 2 : 64);
 	struct intmap_slot *s = int_find(m, key);
 	if (!s->value)
 		m->count++;

@@ -55,6 +55,8 @@ struct intmap {
 
 void au_intmap_init(struct intmap *m);
 void au_intmap_deinit(struct intmap *m);
+/* Room for n entries in all, so that filling the map to n never grows it. */
+void au_intmap_reserve(struct intmap *m, size_t n);
 /* The value stored for key, or NULL. */
 void *au_intmap_get(const struct intmap *m, uint64_t key);
 /* Inserts or replaces; value must not be NULL. */

@@ -123,8 +123,40 @@ static void test_statuses(void)
 	CHECK(status(&c, "struct al") == STATUS_ALIASED);
 	CHECK(status(&c, "struct new_only") == STATUS_REMOVED);
 	au_comparison_deinit(&c);
+
+	/* Sorted models pair in one walk; unsorted ones by look-up: the same findings. */
+	CHECK(a.sorted && b.sorted);
+	struct comparison walked;
+	au_compare_models(&a, &b, &(struct compare_options){ 0 }, &walked);
+	a.sorted = false;
+	au_compare_models(&a, &b, &(struct compare_options){ 0 }, &c);
+	CHECK(c.nfindings == walked.nfindings && c.old_types == walked.old_types && c.new_types == walked.new_types);
+	for (size_t i = 0; i < c.nfindings && i < walked.nfindings; i++)
+		CHECK(strcmp(c.findings[i]->name, walked.findings[i]->name) == 0 &&
+		      c.findings[i]->status == walked.findings[i]->status);
+	au_comparison_deinit(&c);
+	au_comparison_deinit(&walked);
 	au_layout_model_deinit(&a);
 	au_layout_model_deinit(&b);
+}
+
+/* sorted holds only while the types are in name order, each name once. */
+static void test_sorted_flag(void)
+{
+	struct layout_model m;
+	au_layout_model_init(&m, "m");
+	agg(&m, LAYOUT_STRUCT, "struct b", 1, (struct mdef[]){ { "x", 0, 1, "u8" } }, 1);
+	agg(&m, LAYOUT_STRUCT, "struct a", 1, (struct mdef[]){ { "x", 0, 1, "u8" } }, 1);
+	CHECK(!m.sorted);
+	au_layout_model_sort(&m);
+	CHECK(m.sorted && strcmp(m.types[0]->name, "struct a") == 0);
+	/* A second type of one name (a reader appending before renaming). */
+	au_layout_model_append(&m, agg(&m, LAYOUT_STRUCT, NULL, 2, (struct mdef[]){ { "y", 0, 2, "u16" } }, 1));
+	CHECK(!m.sorted);
+	m.types[2]->name = "struct a";
+	au_layout_model_sort(&m);
+	CHECK(!m.sorted);
+	au_layout_model_deinit(&m);
 }
 
 static void test_flatten(void)
@@ -449,6 +481,7 @@ int main(void)
 	test_rename_in_union();
 	test_show();
 	test_statuses();
+	test_sorted_flag();
 	test_flatten();
 	test_conventions_table();
 	test_names();

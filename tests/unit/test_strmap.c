@@ -41,6 +41,19 @@ static void test_intmap(void)
 	CHECK(m.count == N + 1);
 	au_intmap_deinit(&m);
 	CHECK(m.slots == NULL && m.count == 0 && au_intmap_get(&m, 0) == NULL);
+
+	/* Reserved for n, filling it to n never grows it; entries stay found. */
+	au_intmap_init(&m);
+	au_intmap_put(&m, 5, &values[5]);
+	au_intmap_reserve(&m, 1000);
+	size_t cap = m.capacity;
+	CHECK(cap * 3 >= 1000 * 4 && au_intmap_get(&m, 5) == &values[5]);
+	for (uint64_t k = 100; m.count < 1000; k++)
+		au_intmap_put(&m, k, &values[k % 8]);
+	CHECK(m.capacity == cap && au_intmap_get(&m, 5) == &values[5] && au_intmap_get(&m, 100) == &values[4]);
+	au_intmap_reserve(&m, 10);   /* never shrinks */
+	CHECK(m.capacity == cap);
+	au_intmap_deinit(&m);
 }
 
 static void test_strmap(void)
