@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "arena.h"
 
@@ -13,27 +12,7 @@ struct arena_chunk {
 	max_align_t data[];
 };
 
-enum { ARENA_CHUNK_SIZE = 256 * 1024, HUGE_CHUNK = 2 * 1024 * 1024 };
-
-/* A chunk of *cap bytes of data. Once an arena holds 1 MiB (a model, not a
- * scratch arena), its chunks are 2 MiB, aligned, and offered to the kernel
- * as one huge page each (MADV_HUGEPAGE; transparent huge pages set to
- * "madvise", Debian's default): one page fault for 2 MiB instead of 512,
- * about a quarter of a whole-UAPI diff's faults. Where the kernel declines,
- * the chunk is ordinary memory. */
-static struct arena_chunk *new_chunk(const struct arena *a, size_t *cap)
-{
-	struct arena_chunk *c;
-	if (*cap == ARENA_CHUNK_SIZE && a->total >= 4 * ARENA_CHUNK_SIZE) {
-		c = aligned_alloc(HUGE_CHUNK, HUGE_CHUNK);
-		if (c) {
-			madvise(c, HUGE_CHUNK, MADV_HUGEPAGE);
-			*cap = HUGE_CHUNK - sizeof(*c);
-			return c;
-		}
-	}
-	return au_xmalloc(sizeof(*c) + *cap);
-}
+enum { ARENA_CHUNK_SIZE = 256 * 1024 };
 
 void au_arena_init(struct arena *a)
 {
@@ -74,7 +53,7 @@ static void *alloc(struct arena *a, size_t size, size_t align)
 	size_t at = a->head ? (a->used + align - 1) & ~(align - 1) : 0;
 	if (!a->head || at > a->capacity || a->capacity - at < size) {
 		size_t cap = size > ARENA_CHUNK_SIZE / 4 ? size : ARENA_CHUNK_SIZE;
-		struct arena_chunk *c = new_chunk(a, &cap);
+		struct arena_chunk *c = au_xmalloc(sizeof(*c) + cap);
 		a->total += sizeof(*c) + cap;
 		if (cap == size && a->head) {
 			/* A big block goes behind the current chunk so the
