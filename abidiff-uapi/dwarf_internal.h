@@ -61,7 +61,7 @@ struct reader {
 	struct intmap nested;
 	bool nested_seen;             /* such a child met in the walk under way */
 	size_t units, definitions;
-	size_t aggregates;            /* aggregate DIEs pass 1 met: sizes the model's name map */
+	size_t aggregates;            /* named aggregates and enums pass 1 met: size the model's name map */
 	bool has_alt;
 	bool multi_unit;              /* more than one compile unit: names may repeat */
 	struct strmap odr_keys;       /* layout_type * -> its definition key */

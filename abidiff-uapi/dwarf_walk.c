@@ -165,7 +165,11 @@ static void visit_typedefs(struct reader *r, Dwarf_Die *child, int tag, const vo
 		walk_children(r, child, 0, visit_typedefs, &inner, depth + 1);
 	} else if (is_aggregate_tag(tag)) {
 		const char *n = die_name(r, child);
-		r->aggregates++;
+		/* Those that get a name of their own in the model: a named one,
+		 * an enum (an anonymous one is keyed by its enumerators). An
+		 * anonymous struct or union nested in a member gets none. */
+		if (n || tag == DW_TAG_enumeration_type)
+			r->aggregates++;
 		if (*qual && n)
 			au_strmap_iput(&r->qual_names, die_key(child),
 				    (void *)au_arena_concat3(&r->model->arena, qual, n, ""));
