@@ -90,13 +90,13 @@ def _self_contained_objects(compiler, lang, rel_inc, out, consts, full=False):
     return objs, kept, bad
 
 
-_MADE = set()   # the self-contained objects this process compiled (--full compiles each once)
+_MADE = set()   # the cache entries of objects this process compiled (--full compiles each once)
 
 
 def _self_contained_object(compiler, lang, flags, rel_inc, out, group, key, cache, full):
     """Compile one self-contained object into its cache entry, unless it is there (made by this
     process, under --full)."""
-    if key in _MADE or not full and all(os.path.isfile(os.path.join(cache, f)) for f in ("bad.json", f"{key}.o")):
+    if cache in _MADE or not full and all(os.path.isfile(os.path.join(cache, f)) for f in ("bad.json", f"{key}.o")):
         return
     os.makedirs(os.path.dirname(cache), exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=key + ".tmp.", dir=os.path.dirname(cache))
@@ -105,7 +105,7 @@ def _self_contained_object(compiler, lang, flags, rel_inc, out, group, key, cach
         os.path.join(tmp, f"{key}.o"), out, extra=(f"-fdebug-prefix-map={out}=.", f"-fdebug-prefix-map={tmp}=."))
     write_atomic(os.path.join(tmp, "bad.json"), json.dumps(failed, sort_keys=True))
     publish_dir(tmp, cache, lambda d: all(os.path.isfile(os.path.join(d, f)) for f in ("bad.json", f"{key}.o")))
-    _MADE.add(key)
+    _MADE.add(cache)
 
 
 def _header_objects(compiler, lang, include, rel_inc, out, consts, unit_headers, full=False):
@@ -294,11 +294,11 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
     kept = [k for k in found if k.name in names]    # found's order: header, line, name
     # Its dicts in the order json.load gives them back (sort_keys): the data this process keeps
     # for the entry (data_of) is what a later process reads from it, without reading it back.
-    data = {"kept": list(map(list, kept)),     # [name, header, line, string, text]
+    data = {"failed": {n: [texts[n], skipped[n]] for n in sorted(skipped)},
+            "kept": list(map(list, kept)),     # [name, header, line, string, text]
+            "objects": [os.path.relpath(o, cache_dir()) for o in hdr_objs + self_objs],
             "rejected": dict(sorted({**rejected, **skipped}.items())),
-            "failed": {n: [texts[n], skipped[n]] for n in sorted(skipped)},
-            "strings": sum(map(_STRING, kept)), "syscalls": sum(map(_SYSCALL, map(_NAME, kept))),
-            "objects": [os.path.relpath(o, cache_dir()) for o in hdr_objs + self_objs]}
+            "strings": sum(map(_STRING, kept)), "syscalls": sum(map(_SYSCALL, map(_NAME, kept)))}
     write_atomic(os.path.join(tmp, "constants.json"), json.dumps(data, separators=(",", ":"), sort_keys=True))
     # Keyed by content: an entry another run published first stays (it may be reading it), and
     # _complete has then read that one.

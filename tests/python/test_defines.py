@@ -122,3 +122,23 @@ def test_a_changed_header_compiles_again_only_what_read_it(tmp_path, monkeypatch
     assert tool_values(out, after)["D_USES_C"] == 4
     assert later and all("d/d.h" in c for c in later), later
     assert not any("a/types.h" in c or "b/b.h" in c for c in later if "d/d.h" not in c)
+
+
+def test_the_entry_a_run_keeps_is_the_one_a_later_run_reads(tmp_path, monkeypatch):
+    """_build keeps the data it wrote (data_of) instead of reading it back: it must be the same,
+    key order included (report.json lists what comes from it), as what json.load gives."""
+    monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
+    inc = write_tree(tmp_path / "include" / "before", HEADERS)
+    out = str(tmp_path)
+    defines._DATA.clear()
+    summary = build(out, inc, "c-before", "c", monkeypatch, [])
+    cache = os.path.join(str(tmp_path / "cache"), "constants", summary["key"])
+    kept = defines._DATA[cache]
+    with open(os.path.join(cache, "constants.json")) as f:
+        read = json.load(f)
+    assert kept == read
+    assert json.dumps(kept) == json.dumps(read)     # the same order, nested dicts too
+    assert kept["rejected"] and kept["kept"]
+    # A later process, which reads the entry, gives the same summary.
+    defines._DATA.clear()
+    assert build(out, inc, "c-before", "c", monkeypatch, []) == summary
