@@ -195,20 +195,35 @@ def _failing_lines(cc, include_dir, headers, flags, ioctls, path):
 
 
 def check_ioctls(cc: str, include_dir: str, headers: list[str], flags: list[str],
-                 ioctls: list[Ioctl], max_rounds: int = 10) -> tuple[list[Ioctl], dict[str, str]]:
+                 ioctls: list[Ioctl], max_rounds: int = 10, obj: str | None = None) -> tuple[list[Ioctl], dict[str, str]]:
     """Compile the numbers (syntax only) and take out each ioctl whose number does not compile,
     with the compiler's first error as its reason; repeat until all compile. An ioctl is only
     taken out when its number also fails in a unit of the failing ones alone, so that an error
     that spills over from another line never costs an ioctl. Returns the ioctls kept and
     {name: reason} of those skipped. An error outside the numbers (the headers do not compile
-    together) raises IoctlError."""
+    together) raises IoctlError.
+
+    obj: also compile the kept numbers there with DWARF (compile_ioctl_unit). After a round that
+    took numbers out, none of them for an undeclared name (gcc names one once per unit, so
+    another number that uses it fails only in the next round), that compile is tried at once
+    instead of another syntax check of the whole unit (each is a parse of every header): when
+    it succeeds, the check would have found nothing; when it fails, the rounds go on."""
     lang = _language(cc, flags)
     kept, skipped = list(ioctls), {}
     with tempfile.TemporaryDirectory(prefix="au-ioctls-") as work:
         path = os.path.join(work, "check.cc" if lang == "c++" else "check.c")
+        out = None
         for _ in range(max_rounds):
+            if obj is not None and out and not any(_UNDECLARED_ONCE.search(r) for r in out.values()):
+                try:
+                    compile_ioctl_unit(cc, include_dir, headers, flags, kept, obj)
+                    return kept, skipped
+                except IoctlError:
+                    pass
             bad = _failing_lines(cc, include_dir, headers, flags, kept, path)
             if not bad:
+                if obj is not None:
+                    compile_ioctl_unit(cc, include_dir, headers, flags, kept, obj)
                 return kept, skipped
             suspects = [kept[i] for i in sorted(bad)]
             confirmed = _failing_lines(cc, include_dir, headers, flags, suspects, path)
@@ -247,10 +262,13 @@ def number_ioctls(cc: str, include_dir: str, headers: list[str], flags: list[str
             return kept, skipped
         except IoctlError:
             pass
-    kept, more = check_ioctls(cc, include_dir, headers, flags, kept)
+    kept, more = check_ioctls(cc, include_dir, headers, flags, kept, obj=obj)
     skipped.update(more)
-    compile_ioctl_unit(cc, include_dir, headers, flags, kept, obj)
     return kept, skipped
+
+
+# gcc's error for an undeclared name, which it gives once per unit (g++ gives it at each use).
+_UNDECLARED_ONCE = re.compile(r"' undeclared")
 
 
 # Only what the unit uses: the anchor variable, so the enum (ioctl_unit_source).

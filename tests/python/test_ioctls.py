@@ -241,3 +241,23 @@ def test_number_ioctls_from_known_bad_equals_the_rounds(units, tmp_path, lang):
         assert skipped == u["skipped"] == SKIPPED[lang]
         assert kept == u["kept"]
         assert ioctls.read_ioctl_numbers(TOOL, obj) == u["dwarf"]
+
+
+@pytest.mark.parametrize("lang", ["c", "cxx"])
+def test_check_with_obj_compiles_instead_of_a_last_round(units, tmp_path, lang, monkeypatch):
+    """check_ioctls(obj=...) keeps and skips what the rounds alone do (the same reasons) and
+    leaves the same numbers in obj, with one syntax check fewer where no failure was an
+    undeclared name that gcc names only once (C++ here; C's PAGE_SIZE keeps its round)."""
+    cc, flags = COMPILERS[lang]
+    u = units[("new", lang)]
+    checks = []
+    real = ioctls._failing_lines
+    monkeypatch.setattr(ioctls, "_failing_lines", lambda *a: checks.append(len(a[4])) or real(*a))
+    plain = ioctls.check_ioctls(cc, inc("new"), HEADERS, flags, u["found"])
+    rounds = len(checks)
+    checks.clear()
+    obj = str(tmp_path / f"checked-{lang}.o")
+    kept, skipped = ioctls.check_ioctls(cc, inc("new"), HEADERS, flags, u["found"], obj=obj)
+    assert (kept, skipped) == plain and skipped == SKIPPED[lang]
+    assert ioctls.read_ioctl_numbers(TOOL, obj) == u["dwarf"]
+    assert len(checks) == (rounds if lang == "c" else rounds - 1), (rounds, checks)
