@@ -51,12 +51,13 @@ def _group_key(parts, group):
     return h.hexdigest()[:24]
 
 
-def _groups(compiler, lang, rel_inc, consts, tag):
-    """consts by the bucket of their header, each group with its key (the compiler, the flags,
-    where the headers are named, tag, and each constant) and a lock of its own."""
+def _groups(compiler, lang, rel_inc, consts, tag, one=False):
+    """consts by the bucket of their header (one: all in one group), each group with its key (the
+    compiler, the flags, where the headers are named, tag, and each constant) and a lock of its
+    own."""
     groups = {}
     for k in consts:
-        groups.setdefault(_bucket(k.header), []).append(k)
+        groups.setdefault(0 if one else _bucket(k.header), []).append(k)
     for _, group in sorted(groups.items()):
         key = _group_key((compiler.version, lang, *UNIT_FLAGS[lang], *constants.DEBUG_FLAGS, rel_inc, tag), group)
         with _LOCKS_LOCK:
@@ -71,14 +72,15 @@ def _bucket(header):
     return zlib.crc32(header.encode()) % _BUCKETS
 
 
-def _self_contained_objects(compiler, lang, rel_inc, out, consts, full=False):
+def _self_contained_objects(compiler, lang, rel_inc, out, consts, full=False, one=False):
     """The self-contained constants (constants.self_contained) in up to 16 objects, each cached
     by its own content: the compiler, the flags, where the headers are named, and each
-    constant's header, line and expansion (full: compiled again all the same). Returns (object
-    paths, kept, {name: reason})."""
+    constant's header, line and expansion (full: compiled again all the same). one: in one
+    object (a unit of one header, step 3b's: its few hundred constants in 16 objects cost 16
+    compiler starts for what one start compiles). Returns (object paths, kept, {name: reason})."""
     flags = UNIT_FLAGS[lang]
     objs, kept, bad = [], [], {}
-    for group, key, lock in _groups(compiler, lang, rel_inc, consts, "self-contained-v1"):
+    for group, key, lock in _groups(compiler, lang, rel_inc, consts, "self-contained-v1", one):
         cache = os.path.join(cache_dir(), "constants-self", key)
         with lock:
             _self_contained_object(compiler, lang, flags, rel_inc, out, group, key, cache, full)
@@ -255,7 +257,8 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
         for k in candidates:
             (selfc if constants.self_contained(k) else rest).append(k)
         candidates = rest
-        self_objs, self_kept, self_bad = _self_contained_objects(compiler, lang, rel_inc, out, selfc, full)
+        self_objs, self_kept, self_bad = _self_contained_objects(compiler, lang, rel_inc, out, selfc, full,
+                                                                 one=len(headers) == 1)
         skipped.update(self_bad)
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         # A directory of its own: another run may be writing the same key.

@@ -142,3 +142,28 @@ def test_the_entry_a_run_keeps_is_the_one_a_later_run_reads(tmp_path, monkeypatc
     # A later process, which reads the entry, gives the same summary.
     defines._DATA.clear()
     assert build(out, inc, "c-before", "c", monkeypatch, []) == summary
+
+
+def test_a_one_header_unit_compiles_its_self_contained_constants_once(tmp_path, monkeypatch):
+    """Step 3b's units of one header: the literals of every header it reads go to one object,
+    where a unit of several headers spreads them over its buckets; the values are the same."""
+    monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
+    parts = {f"n/n{i}.h": f"#define N{i}_VALUE {i * 3 + 1}\n" for i in range(6)}
+    assert len({defines._bucket(h) for h in parts}) > 1
+    tree = {**parts, "m/m.h": "".join(f"#include <{h}>\n" for h in parts) + "#define M_VALUE 0x40\nstruct m_s { int a; };\n"}
+    inc = write_tree(tmp_path / "include" / "before", tree)
+    out = str(tmp_path)
+    compiler = types.SimpleNamespace(path="gcc", version="gcc test")
+    results = {}
+    for name, unit in (("one", ["m/m.h"]), ("many", sorted(tree))):
+        os.makedirs(os.path.join(out, "obj"), exist_ok=True)
+        src = os.path.join(out, f"{name}.c")
+        with open(src, "w") as f:
+            f.write("".join(f"#include <{h}>\n" for h in unit))
+        subprocess.run(["gcc", *UNIT_FLAGS["c"], "-g", "-fno-eliminate-unused-debug-types", "-I", inc, "-c", src, "-o",
+                        os.path.join(out, "obj", f"{name}.o")], check=True)
+        summary = defines.build_constants(compiler, "c", inc, out, name, unit)
+        objects = defines.data_of(summary["cache"])["objects"]
+        results[name] = (tool_values(out, summary), [o for o in objects if o.startswith("constants-self")])
+    assert results["one"][0] == results["many"][0] == {**{f"N{i}_VALUE": i * 3 + 1 for i in range(6)}, "M_VALUE": 64}
+    assert len(results["one"][1]) == 1 and len(results["many"][1]) > 1, results
