@@ -180,16 +180,16 @@ def compile_expansions(cc: str, flags: list[str], constants: list[Constant], inc
     constant's line (in a header) raises MacroError."""
     lang = _language(cc, flags)
     src = os.path.splitext(obj)[0] + (".cc" if lang == "c++" else ".c")
-    paths = {k: os.path.join(include_dir, k.header) for k in constants}
+    # Each header's path once (a group has thousands of constants and a few hundred headers).
+    where = {h: os.path.join(include_dir, h) for h in {k.header for k in constants}}
+    quoted = {h: p.replace("\\", "\\\\").replace('"', '\\"') for h, p in where.items()}
     inc = ["-I", include_dir] if headers else []
     kept, bad = list(constants), {}
     for _ in range(max_rounds):
-        by_line = {(paths[k], k.line): k for k in kept}
+        by_line = {(where[k.header], k.line): k for k in kept}
         with open(src, "w") as f:
-            f.write(_includes(headers))
-            for k in kept:
-                path = paths[k].replace("\\", "\\\\").replace('"', '\\"')
-                f.write(f'#line {k.line} "{path}"\n{_declaration(k, lang, k.text)}\n')
+            f.write(_includes(headers) + "".join(f'#line {k.line} "{quoted[k.header]}"\n{_declaration(k, lang, k.text)}\n'
+                                                 for k in kept))
         rc, _, err = _run([cc, *flags, *DEBUG_FLAGS, *extra, *inc, "-x", lang, "-w", "-fdiagnostics-plain-output",
                            "-fmax-errors=0", "-c", src, "-o", obj], cwd=cwd)
         if rc == 0:

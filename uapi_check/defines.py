@@ -187,13 +187,32 @@ def _spelling_headers(names, include, unit_headers, taken):
     for h in unit_headers:
         if h in taken:
             continue
-        try:
-            with open(os.path.join(include, h), errors="replace") as f:
-                if words.search(f.read()):
-                    found.append(h)
-        except OSError:
-            continue
+        text = _header_text(os.path.join(include, h))
+        if text is not None and words.search(text):
+            found.append(h)
     return sorted(found)
+
+
+_TEXTS = {}   # path -> ((size, mtime, inode), text): a cold run asks for a unit's 930 headers 8 times
+
+
+def _header_text(path):
+    """A header's text (None when unreadable), read again only when its stat changes."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+    hit = _TEXTS.get(path)
+    if hit and hit[0] == stamp:
+        return hit[1]
+    try:
+        with open(path, errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return None
+    _TEXTS[path] = (stamp, text)
+    return text
 
 
 def _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp):
