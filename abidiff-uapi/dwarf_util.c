@@ -164,6 +164,7 @@ const char *intern(struct reader *r, const char *s)
 	const char *c = str_copy(r, s);
 	return c ? c : au_strset_intern(&r->names, s, copy_to_arena, &r->model->arena);
 }
+
 bool is_declaration(Dwarf_Die *die)
 {
 	bool flag = false;
