@@ -521,16 +521,29 @@ class SourceMap:
             inc = os.path.join(rev.include, header) if rev.include else None
             if not inc or not os.path.isfile(inc) or not os.path.isfile(rev.file(src)):
                 continue
-            want = read_lines(inc)
+            want = self._lines(inc)
             if installed_line > len(want) or not want[installed_line - 1].strip():
                 continue
-            text = want[installed_line - 1].strip()
-            lines = read_lines(rev.file(src))
-            hits = [i + 1 for i, line in enumerate(lines) if line.strip() == text]
+            hits = self._where(rev.file(src)).get(want[installed_line - 1].strip())
             if hits:
                 return min(hits, key=lambda n: (n < installed_line, abs(n - installed_line)))
         return None
 
+    def _lines(self, path):
+        """read_lines(path), once per map (a report locates thousands of findings in a few
+        hundred files)."""
+        if ("lines", path) not in self.known:
+            self.known["lines", path] = read_lines(path)
+        return self.known["lines", path]
+
+    def _where(self, path):
+        """{stripped text: [line numbers]} of a file, made once per map."""
+        if ("where", path) not in self.known:
+            where = {}
+            for i, line in enumerate(self._lines(path), 1):
+                where.setdefault(line.strip(), []).append(i)
+            self.known["where", path] = where
+        return self.known["where", path]
 
     def define_line(self, header, name):
         """The line of `#define NAME` in an installed header's source file (an ioctl request)."""
@@ -544,7 +557,7 @@ class SourceMap:
         for rev in self.revisions if src else ():
             if os.path.isfile(rev.file(src)):
                 pat = re.compile(rf"\s*#\s*define\s+{re.escape(name)}\b")
-                return next((i + 1 for i, line in enumerate(read_lines(rev.file(src))) if pat.match(line)), None)
+                return next((i + 1 for i, line in enumerate(self._lines(rev.file(src))) if pat.match(line)), None)
         return None
 
 
