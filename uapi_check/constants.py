@@ -220,10 +220,15 @@ def unit_source(constants: list[Constant], headers: list[str], include_dir: str,
     return "".join(parts)
 
 
-def _check_source(constants, headers, lang):
-    """The syntax check's unit: one line per constant, no #line (a diagnostic's line is the
-    constant's index)."""
-    return _includes(headers) + "".join(_declaration(k, lang) + "\n" for k in constants)
+def _check_source(constants, headers, lang, macro_names):
+    """The syntax check's unit: the headers, every macro they define taken away again, then one
+    line per constant, from its expansion (a diagnostic's line, after the #line, is the
+    constant's index). The tokens are those its name expands to, so the verdict is the same;
+    but with no macro left, an error costs the compiler less: gcc looks for a name to suggest
+    among the declarations and every macro (27k in a whole UAPI), 1.3 of the 3 s that the C
+    unit's first check took on 6.1."""
+    return "".join([_includes(headers), *(f"#undef {n}\n" for n in macro_names), f"#line {len(headers) + 1}\n",
+                    *(_declaration(k, lang, k.text) + "\n" for k in constants)])
 
 
 def _failing_lines(cc, include_dir, headers, flags, constants, path):
@@ -233,7 +238,8 @@ def _failing_lines(cc, include_dir, headers, flags, constants, path):
     raises MacroError."""
     lang = _language(cc, flags)
     with open(path, "w") as f:
-        f.write(_check_source(constants, headers, lang))
+        sc = scan(cc, include_dir, headers, flags)
+        f.write(_check_source(constants, headers, lang, [*sc.defs, *sc.function_like]))
     rc, _, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-fsyntax-only",
                        "-fdiagnostics-plain-output", "-fmax-errors=0", "-w", path])
     if rc == 0:
