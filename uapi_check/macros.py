@@ -275,7 +275,15 @@ class Scan:
 _SCANS = collections.OrderedDict()   # (cc, include dir, headers, flags) -> (file stamps, Scan)
 _SCAN_LOCKS = {}
 _SCANS_LOCK = threading.Lock()
-_SCANS_KEPT = 16
+# What the cache keeps, counted in macros: about 16 whole-UAPI units (28k each), the last four
+# commits' in --each-commit. Counted by size, not by entry: a drift run also scans 56 one-header
+# units, and when each counted as much as a whole UAPI they pushed the four big scans out
+# between the constants step's two calls, which then preprocessed every big unit twice.
+_SCANS_KEPT = 16 * 30_000
+
+
+def _weight(sc):
+    return len(sc.defs) + len(sc.enums) + 1
 
 
 def _stamps(include_dir, files):
@@ -309,7 +317,7 @@ def scan(cc: str, include_dir: str, headers: list[str], flags: list[str]) -> Sca
         with _SCANS_LOCK:
             if stamps is not None:
                 _SCANS[key] = (stamps, result)
-                while len(_SCANS) > _SCANS_KEPT:
+                while sum(_weight(sc) for _, sc in _SCANS.values()) > _SCANS_KEPT and len(_SCANS) > 1:
                     _SCANS.popitem(last=False)
         return result
 
