@@ -237,8 +237,8 @@ def _failing_lines(cc, include_dir, headers, flags, constants, path):
     'in expansion of macro' note that follows it; an error that no line of the unit explains
     raises MacroError."""
     lang = _language(cc, flags)
+    sc = scan(cc, include_dir, headers, flags)   # the unit's, cached: find_constants made it
     with open(path, "w") as f:
-        sc = scan(cc, include_dir, headers, flags)
         f.write(_check_source(constants, headers, lang, [*sc.defs, *sc.function_like]))
     rc, _, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-fsyntax-only",
                        "-fdiagnostics-plain-output", "-fmax-errors=0", "-w", path])
