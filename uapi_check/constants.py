@@ -231,15 +231,14 @@ def _check_source(constants, headers, lang, macro_names):
                     *(_declaration(k, lang, k.text) + "\n" for k in constants)])
 
 
-def _failing_lines(cc, include_dir, headers, flags, constants, path):
-    """{index in constants: first error} of the check unit. An error that the compiler places in
-    a header (a token of the macro's own definition) is attributed to the unit line named by the
-    'in expansion of macro' note that follows it; an error that no line of the unit explains
-    raises MacroError."""
+def _failing_lines(cc, include_dir, headers, flags, constants, path, macro_names):
+    """{index in constants: first error} of the check unit (macro_names: what _check_source
+    takes away). An error that the compiler places in a header (a token of the macro's own
+    definition) is attributed to the unit line named by the 'in expansion of macro' note that
+    follows it; an error that no line of the unit explains raises MacroError."""
     lang = _language(cc, flags)
-    sc = scan(cc, include_dir, headers, flags)   # the unit's, cached: find_constants made it
     with open(path, "w") as f:
-        f.write(_check_source(constants, headers, lang, [*sc.defs, *sc.function_like]))
+        f.write(_check_source(constants, headers, lang, macro_names))
     rc, _, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-fsyntax-only",
                        "-fdiagnostics-plain-output", "-fmax-errors=0", "-w", path])
     if rc == 0:
@@ -284,10 +283,12 @@ def check_constants(cc: str, include_dir: str, headers: list[str], flags: list[s
     (defines.py)."""
     lang = _language(cc, flags)
     kept, skipped = list(constants), {}
+    sc = scan(cc, include_dir, headers, flags)   # the unit's, cached: find_constants made it
+    macro_names = [*sc.defs, *sc.function_like]  # once for every round's units
     with tempfile.TemporaryDirectory(prefix="au-constants-") as work:
         path = os.path.join(work, "check.cc" if lang == "c++" else "check.c")
         for _ in range(max_rounds):
-            bad = _failing_lines(cc, include_dir, headers, flags, kept, path)
+            bad = _failing_lines(cc, include_dir, headers, flags, kept, path, macro_names)
             if not bad:
                 return kept, skipped
             # An error that can only be its own line's (an undeclared name, a value that is no
@@ -297,7 +298,7 @@ def check_constants(cc: str, include_dir: str, headers: list[str], flags: list[s
             confirmed = {kept[i].name: r for i, r in bad.items() if _LINE_LOCAL.search(r)}
             suspects = [kept[i] for i in sorted(bad) if kept[i].name not in confirmed]
             while suspects:
-                more = _failing_lines(cc, include_dir, headers, flags, suspects, path)
+                more = _failing_lines(cc, include_dir, headers, flags, suspects, path, macro_names)
                 if not more:
                     break
                 confirmed.update({suspects[i].name: r for i, r in more.items()})
