@@ -13,7 +13,8 @@ reuses its constants); the self-contained constants (literals only, nine in ten)
 text, in sixteen objects per unit, so that a commit that changes one header recompiles about one
 sixteenth of them; the others, which name types or enumerators, with their own headers only, in
 sixteen objects cached by the bytes of every file their compile read (_header_objects), and only
-what does not compile there with all the unit's headers. The macro scan is the ioctl
+what does not compile there with all the unit's headers (in a drift of two releases, and in a
+unit of one header, all of them with all the unit's headers: see step_constants). The macro scan is the ioctl
 step's (macros.scan). What is not a constant is counted with its reason, never dropped silently.
 """
 import concurrent.futures
@@ -244,7 +245,7 @@ def _complete(cache):
     return True
 
 
-def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad, prior):
+def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad, prior, by_header):
     """The cached {constants.json, constants.o} for key, made when missing.
 
     Nine in ten constants are self-contained (literals only): they compile without the headers,
@@ -258,7 +259,11 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
     one straight into the object; only the new and changed ones are checked. Compiler errors
     cost about 25 ms each in gcc and 140 ms in g++ when the headers are there, and a whole UAPI
     has a few hundred. Only when that object does not compile do the rounds of
-    constants.check_constants run over all."""
+    constants.check_constants run over all.
+
+    by_header: the constants that name something in objects by header (_header_objects), which
+    a later unit reuses where it reads the same bytes; else all of them in constants.o, one
+    compile (see step_constants)."""
     cache = os.path.join(cache_dir(), "constants", key)
     flags = UNIT_FLAGS[lang]
     if not full and _complete(cache):
@@ -288,7 +293,8 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
         def place(trial):
             """The objects of trial: by header where they compile there, the rest in constants.o
             with all headers (MacroError when that does not compile)."""
-            objs, left = _header_objects(compiler, lang, include, rel_inc, out, trial, headers, full)
+            objs, left = (_header_objects(compiler, lang, include, rel_inc, out, trial, headers, full)
+                          if by_header else ([], trial))
             if left:
                 _compile(compiler, flags, lang, left, headers, rel_inc, out, tmp)
             return objs
@@ -333,11 +339,12 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
 
 
 def build_constants(compiler, lang, include, out, name, headers, full=False, c_result=None, prior=None,
-                    alone=False):
+                    alone=False, by_header=True):
     """obj/NAME.a (obj/NAME.o and its constants) and a summary of the constants. alone: also
     obj/NAME.defines.a, the constants without the unit (--compat compares those). c_result: for
     a C++ object, build_constants' result for the same headers in C. prior: the result for the
-    other side of its comparisons (see _build)."""
+    other side of its comparisons. by_header: see _build (a unit of one header never: its own
+    headers are all the unit's)."""
     unit_obj = os.path.join(out, "obj", f"{name}.o")
     # The key is the unit's: where a C++ object or an after object started from gives the same
     # verdicts, so a commit's after objects serve the next commit as its before objects.
@@ -347,7 +354,8 @@ def build_constants(compiler, lang, include, out, name, headers, full=False, c_r
     with lock:
         cache = _build(compiler, lang, include, out, unit_obj, headers, full, key,
                        c_result["rejected"] if c_result else None,
-                       {"failed": prior["failed"], "kept": _kept_texts(prior["cache"])} if prior else None)
+                       {"failed": prior["failed"], "kept": _kept_texts(prior["cache"])} if prior else None,
+                       by_header and len(headers) > 1)
         # The constants compiled with all headers, then those compiled with their own headers and
         # the self-contained ones (objects named by their keys).
         members = [os.path.join(cache_dir(), o) for o in data_of(cache)["objects"]]
@@ -440,6 +448,12 @@ def step_constants(opts, compilers, trees, units, extra, progress):
 
     result = {}
     names = {t[0] for t in tasks}
+    # The objects by header pay where a later unit reads mostly the same bytes: the next commit
+    # (--git), and a series' after side, which the series leaves mostly as it was. Two releases
+    # (--old, --new) share few headers' bytes: there each unit's constants that name something
+    # compile at once, with all its headers (16 compiles of a group's own headers cost 2.5x one
+    # compile of them all, and none serves the other side).
+    by_header = bool(opts.git) or not opts.drift
 
     def twins(task):
         """What a task starts from: an after object from its before twin (the same expansions
@@ -458,7 +472,7 @@ def step_constants(opts, compilers, trees, units, extra, progress):
         name, lang, rev, headers = task
         before, c_twin = twins(task)
         return build_constants(compilers[lang], lang, trees.revisions[rev].include, opts.out, name, headers,
-                               opts.full, result.get(c_twin), result.get(before))
+                               opts.full, result.get(c_twin), result.get(before), by_header=by_header)
 
     # Each task starts as soon as those it starts from are done: C before; then C after beside
     # C++ before; then C++ after.

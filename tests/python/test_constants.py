@@ -229,7 +229,7 @@ def test_step_constants_keeps_the_units_order_whatever_thread_ends_first(monkeyp
 
     released = threading.Event()
 
-    def fake_build(compiler, lang, include, out, name, headers, full, c_result, prior):
+    def fake_build(compiler, lang, include, out, name, headers, full, c_result, prior, by_header):
         if name == "cxx-before":       # finishes before c-after, which waits for it
             released.set()
         elif name == "c-after":
@@ -239,7 +239,7 @@ def test_step_constants_keeps_the_units_order_whatever_thread_ends_first(monkeyp
     monkeypatch.setattr(defines, "build_constants", fake_build)
     units = {k: types.SimpleNamespace(lang=k.split("-")[0], rev=k.split("-")[1], included=["linux/a.h"])
              for k in ("c-before", "c-after", "cxx-before", "cxx-after")}
-    opts = types.SimpleNamespace(out="/nonexistent", full=False, jobs=2)
+    opts = types.SimpleNamespace(out="/nonexistent", full=False, jobs=2, git=None, drift=False)
     trees = types.SimpleNamespace(revisions={"before": types.SimpleNamespace(include="b"),
                                              "after": types.SimpleNamespace(include="a")})
     extra = types.SimpleNamespace(units={})

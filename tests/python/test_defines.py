@@ -42,7 +42,7 @@ def tool_path():
     return TOOL
 
 
-def build(out, inc, name, lang, monkeypatch, calls, prior=None):
+def build(out, inc, name, lang, monkeypatch, calls, prior=None, by_header=True):
     """build_constants for a unit of UNIT, its layout object compiled first as step 3 does."""
     cc = "gcc" if lang == "c" else "g++"
     os.makedirs(os.path.join(out, "obj"), exist_ok=True)
@@ -60,7 +60,7 @@ def build(out, inc, name, lang, monkeypatch, calls, prior=None):
 
     monkeypatch.setattr(constants, "compile_expansions", spy)
     compiler = types.SimpleNamespace(path=cc, version=f"{cc} test")
-    return defines.build_constants(compiler, lang, inc, out, name, UNIT, prior=prior)
+    return defines.build_constants(compiler, lang, inc, out, name, UNIT, prior=prior, by_header=by_header)
 
 
 def tool_values(out, summary):
@@ -100,6 +100,29 @@ def test_by_header_values_and_where_they_come_from(tmp_path, monkeypatch, lang):
                                 "--format=json"], capture_output=True, text=True, check=True)
     assert {t["name"] for t in json.loads(remainder.stdout)["types"] if t["kind"] == "constant"} == {"#define E_HIDDEN"}
     assert "constants.o" in members(out, summary)
+
+
+@pytest.mark.parametrize("lang", ["c", "cxx"])
+def test_without_objects_by_header_the_same_values_in_one_compile(tmp_path, monkeypatch, lang):
+    """A drift of two releases (by_header=False): every constant that names something is compiled
+    in constants.o with all the unit's headers, none with its own headers, and each gets the
+    value a compiled program prints, as with the objects by header."""
+    monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
+    inc = write_tree(tmp_path / "include" / "before", HEADERS)
+    out = str(tmp_path)
+    calls = []
+    summary = build(out, inc, f"{lang}-before", lang, monkeypatch, calls, by_header=False)
+    assert calls == []
+    got = tool_values(out, summary)
+    cc = "gcc" if lang == "c" else "g++"
+    kept = [constants.Constant(name, header, line, string, text) for name, header, line, string, text
+            in defines.data_of(os.path.join(str(tmp_path / "cache"), "constants", summary["key"]))["kept"]]
+    assert got == constants.print_constants(cc, inc, UNIT, UNIT_FLAGS[lang], kept)
+    assert got["A_SIZE"] == 12 and got["D_USES_C"] == 3 and got["E_HIDDEN"] == 6 and got["G_SIZE"] == 7
+    remainder = subprocess.run([tool_path(), "dump", os.path.join(out, "obj", f"{lang}-before.defines.o"),
+                                "--format=json"], capture_output=True, text=True, check=True)
+    assert {t["name"] for t in json.loads(remainder.stdout)["types"]
+            if t["kind"] == "constant"} == {f"#define {n}" for n in NAMED}
 
 
 def test_a_changed_header_compiles_again_only_what_read_it(tmp_path, monkeypatch):
