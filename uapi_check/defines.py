@@ -52,13 +52,12 @@ def _group_key(parts, group):
     return h.hexdigest()[:24]
 
 
-def _groups(compiler, lang, rel_inc, consts, tag, one=False):
-    """consts by the bucket of their header (one: all in one group), each group with its key (the
-    compiler, the flags, where the headers are named, tag, and each constant) and a lock of its
-    own."""
+def _groups(compiler, lang, rel_inc, consts, tag):
+    """consts by the bucket of their header, each group with its key (the compiler, the flags,
+    where the headers are named, tag, and each constant) and a lock of its own."""
     groups = {}
     for k in consts:
-        groups.setdefault(0 if one else _bucket(k.header), []).append(k)
+        groups.setdefault(_bucket(k.header), []).append(k)
     for _, group in sorted(groups.items()):
         key = _group_key((compiler.version, lang, *UNIT_FLAGS[lang], *constants.DEBUG_FLAGS, rel_inc, tag), group)
         with _LOCKS_LOCK:
@@ -73,15 +72,14 @@ def _bucket(header):
     return zlib.crc32(header.encode()) % _BUCKETS
 
 
-def _self_contained_objects(compiler, lang, rel_inc, out, consts, full=False, one=False):
+def _self_contained_objects(compiler, lang, rel_inc, out, consts, full=False):
     """The self-contained constants (constants.self_contained) in up to 16 objects, each cached
     by its own content: the compiler, the flags, where the headers are named, and each
-    constant's header, line and expansion (full: compiled again all the same). one: in one
-    object (a unit of one header, step 3b's: its few hundred constants in 16 objects cost 16
-    compiler starts for what one start compiles). Returns (object paths, kept, {name: reason})."""
+    constant's header, line and expansion (full: compiled again all the same). Returns (object
+    paths, kept, {name: reason})."""
     flags = UNIT_FLAGS[lang]
     objs, kept, bad = [], [], {}
-    for group, key, lock in _groups(compiler, lang, rel_inc, consts, "self-contained-v1", one):
+    for group, key, lock in _groups(compiler, lang, rel_inc, consts, "self-contained-v1"):
         cache = os.path.join(cache_dir(), "constants-self", key)
         with lock:
             _self_contained_object(compiler, lang, flags, rel_inc, out, group, key, cache, full)
@@ -228,6 +226,24 @@ def _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp):
                                      extra=(f"-fdebug-prefix-map={out}=.", f"-fdebug-prefix-map={tmp}=."), cwd=out)
 
 
+def _compile_single(compiler, flags, lang, selfc, named, headers, rel_inc, out, tmp):
+    """A unit of one header: its self-contained constants and named (which the check kept) in
+    tmp/constants.o, from their expansions, after the header. A self-contained constant that
+    fails is taken out with the compiler's reason (as _self_contained_objects does); a named
+    one raises MacroError (as _compile does). Returns {"kept": the self-contained kept, "bad":
+    {name: reason}} ({} when there is nothing to compile)."""
+    if not selfc and not named:
+        return {}
+    ok, bad = constants.compile_expansions(
+        compiler.path, ["-x", "c++" if lang == "cxx" else "c", *flags], selfc + named, rel_inc,
+        os.path.join(tmp, "constants.o"), out, headers,
+        extra=(f"-fdebug-prefix-map={out}=.", f"-fdebug-prefix-map={tmp}=."))
+    lost = sorted(bad.keys() & {k.name for k in named})
+    if lost:
+        raise constants.MacroError(f"{lost[0]} does not compile with its header: {bad[lost[0]]}")
+    return {"kept": [k for k in ok if constants.self_contained(k)], "bad": bad}
+
+
 def _complete(cache):
     """Whether a cache entry and the objects it names are all there (the entry is then read
     once for the process: data_of)."""
@@ -284,15 +300,25 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
         for k in candidates:
             (selfc if constants.self_contained(k) else rest).append(k)
         candidates = rest
-        self_objs, self_kept, self_bad = _self_contained_objects(compiler, lang, rel_inc, out, selfc, full,
-                                                                 one=len(headers) == 1)
+        # A unit of one header (step 3b's) compiles its self-contained constants with the others,
+        # in one constants.o (place): an object and a compile of their own cost it more than its
+        # few hundred constants, and no other unit reuses them.
+        single = len(headers) == 1
+        self_objs, self_kept, self_bad = ([], [], {}) if single else _self_contained_objects(
+            compiler, lang, rel_inc, out, selfc, full)
         skipped.update(self_bad)
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         # A directory of its own: another run may be writing the same key.
         tmp = tempfile.mkdtemp(prefix=os.path.basename(cache) + ".tmp.", dir=os.path.dirname(cache))
+        single_result = {}
+
         def place(trial):
             """The objects of trial: by header where they compile there, the rest in constants.o
-            with all headers (MacroError when that does not compile)."""
+            with all headers (MacroError when that does not compile). A unit of one header: trial
+            and the self-contained constants in constants.o, these taken out where they fail."""
+            if single:
+                single_result.update(_compile_single(compiler, flags, lang, selfc, trial, headers, rel_inc, out, tmp))
+                return []
             objs, left = (_header_objects(compiler, lang, include, rel_inc, out, trial, headers, full)
                           if by_header else ([], trial))
             if left:
@@ -309,7 +335,7 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
             skipped.update(bad)
             trial = [k for k in candidates if k.name not in bad]
             try:
-                hdr_objs = place(trial) if trial else []
+                hdr_objs = place(trial) if trial or single else []
                 kept = trial
             except constants.MacroError:
                 kept = None     # a change broke a constant the other side kept: every round
@@ -317,7 +343,10 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
             kept, more = constants.check_constants(compiler.path, include, headers, flags,
                                                    [k for k in candidates if k.name not in skipped])
             skipped.update(more)
-            hdr_objs = place(kept) if kept else []
+            hdr_objs = place(kept) if kept or single else []
+        if single_result:
+            self_kept = single_result["kept"]
+            skipped.update(single_result["bad"])
     except constants.MacroError as e:
         raise Fatal(f"constants of {os.path.basename(unit_obj)}: {e}")
     texts = {k.name: k.text for k in found}

@@ -167,13 +167,16 @@ def test_the_entry_a_run_keeps_is_the_one_a_later_run_reads(tmp_path, monkeypatc
     assert build(out, inc, "c-before", "c", monkeypatch, []) == summary
 
 
-def test_a_one_header_unit_compiles_its_self_contained_constants_once(tmp_path, monkeypatch):
-    """Step 3b's units of one header: the literals of every header it reads go to one object,
-    where a unit of several headers spreads them over its buckets; the values are the same."""
+def test_a_one_header_unit_compiles_its_constants_once(tmp_path, monkeypatch):
+    """Step 3b's units of one header: the literals of every header it reads and the constants
+    that name something go to one object, constants.o, where a unit of several headers spreads
+    them over its buckets; the values, and the reason of a literal that is no constant, are the
+    same."""
     monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
     parts = {f"n/n{i}.h": f"#define N{i}_VALUE {i * 3 + 1}\n" for i in range(6)}
     assert len({defines._bucket(h) for h in parts}) > 1
-    tree = {**parts, "m/m.h": "".join(f"#include <{h}>\n" for h in parts) + "#define M_VALUE 0x40\nstruct m_s { int a; };\n"}
+    tree = {**parts, "m/m.h": "".join(f"#include <{h}>\n" for h in parts) + "#define M_VALUE 0x40\nstruct m_s { int a; };\n"
+                                  "#define M_SIZE sizeof(struct m_s)\n#define M_BAD (1 / 0)\n"}
     inc = write_tree(tmp_path / "include" / "before", tree)
     out = str(tmp_path)
     compiler = types.SimpleNamespace(path="gcc", version="gcc test")
@@ -187,6 +190,10 @@ def test_a_one_header_unit_compiles_its_self_contained_constants_once(tmp_path, 
                         os.path.join(out, "obj", f"{name}.o")], check=True)
         summary = defines.build_constants(compiler, "c", inc, out, name, unit)
         objects = defines.data_of(summary["cache"])["objects"]
-        results[name] = (tool_values(out, summary), [o for o in objects if o.startswith("constants-self")])
-    assert results["one"][0] == results["many"][0] == {**{f"N{i}_VALUE": i * 3 + 1 for i in range(6)}, "M_VALUE": 64}
-    assert len(results["one"][1]) == 1 and len(results["many"][1]) > 1, results
+        results[name] = (tool_values(out, summary), [o for o in objects if o.startswith("constants-self")],
+                         summary["rejected"].get("M_BAD"), members(out, summary))
+    assert results["one"][0] == results["many"][0] == {**{f"N{i}_VALUE": i * 3 + 1 for i in range(6)},
+                                                       "M_VALUE": 64, "M_SIZE": 4}
+    assert results["one"][2] == results["many"][2] and "not an integer constant" in results["one"][2], results
+    assert results["one"][1] == [] and len(results["many"][1]) > 1, results
+    assert results["one"][3] == ["unit.o", "constants.o"], results
