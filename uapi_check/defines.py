@@ -13,9 +13,10 @@ reuses its constants); the self-contained constants (literals only, nine in ten)
 text, in sixteen objects per unit, so that a commit that changes one header recompiles about one
 sixteenth of them; the others, which name types or enumerators, with their own headers only, in
 sixteen objects cached by the bytes of every file their compile read (_header_objects), and only
-what does not compile there with all the unit's headers (in a drift of two releases, and in a
-unit of one header, all of them with all the unit's headers: see step_constants). The macro scan is the ioctl
-step's (macros.scan). What is not a constant is counted with its reason, never dropped silently.
+what does not compile there with all the unit's headers (in a drift of two releases, all of them:
+see step_constants). A unit of one header compiles all its constants, the self-contained ones
+too, in one object (_compile_single). The macro scan is the ioctl step's (macros.scan). What is
+not a constant is counted with its reason, never dropped silently.
 """
 import concurrent.futures
 import functools
