@@ -373,8 +373,8 @@ def build_constants(compiler, lang, include, out, name, headers, full=False, c_r
     """obj/NAME.a (obj/NAME.o and its constants) and a summary of the constants. alone: also
     obj/NAME.defines.a, the constants without the unit (--compat compares those). c_result: for
     a C++ object, build_constants' result for the same headers in C. prior: the result for the
-    other side of its comparisons. by_header: see _build (a unit of one header never: its own
-    headers are all the unit's)."""
+    other side of its comparisons. by_header: see _build (a unit of one header takes its own
+    path there, whatever by_header says)."""
     unit_obj = os.path.join(out, "obj", f"{name}.o")
     # The key is the unit's: where a C++ object or an after object started from gives the same
     # verdicts, so a commit's after objects serve the next commit as its before objects.
@@ -385,7 +385,7 @@ def build_constants(compiler, lang, include, out, name, headers, full=False, c_r
         cache = _build(compiler, lang, include, out, unit_obj, headers, full, key,
                        c_result["rejected"] if c_result else None,
                        {"failed": prior["failed"], "kept": _kept_texts(prior["cache"])} if prior else None,
-                       by_header and len(headers) > 1)
+                       by_header)
         # The constants compiled with all headers, then those compiled with their own headers and
         # the self-contained ones (objects named by their keys).
         members = [os.path.join(cache_dir(), o) for o in data_of(cache)["objects"]]
