@@ -92,6 +92,17 @@ def _self_contained_objects(compiler, lang, rel_inc, out, consts, full=False):
     return objs, kept, bad
 
 
+def _lang_flags(lang, flags):
+    """The compiler arguments that pick the unit's language, then its flags."""
+    return ["-x", "c++" if lang == "cxx" else "c", *flags]
+
+
+def _prefix_maps(out, tmp):
+    """DWARF paths relative to the out dir and the compile's temporary dir, so that an object's
+    bytes do not depend on where it was made."""
+    return (f"-fdebug-prefix-map={out}=.", f"-fdebug-prefix-map={tmp}=.")
+
+
 _MADE = set()   # the cache entries of objects this process compiled (--full compiles each once)
 
 
@@ -103,8 +114,8 @@ def _self_contained_object(compiler, lang, flags, rel_inc, out, group, key, cach
     os.makedirs(os.path.dirname(cache), exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=key + ".tmp.", dir=os.path.dirname(cache))
     _, failed = constants.compile_self_contained(
-        compiler.path, ["-x", "c++" if lang == "cxx" else "c", *flags], group, rel_inc,
-        os.path.join(tmp, f"{key}.o"), out, extra=(f"-fdebug-prefix-map={out}=.", f"-fdebug-prefix-map={tmp}=."))
+        compiler.path, _lang_flags(lang, flags), group, rel_inc,
+        os.path.join(tmp, f"{key}.o"), out, extra=_prefix_maps(out, tmp))
     write_atomic(os.path.join(tmp, "bad.json"), json.dumps(failed, sort_keys=True))
     publish_dir(tmp, cache, lambda d: all(os.path.isfile(os.path.join(d, f)) for f in ("bad.json", f"{key}.o")))
     _MADE.add(cache)
@@ -153,8 +164,8 @@ def _header_object(compiler, lang, flags, include, rel_inc, out, group, cache, g
         def attempt(headers):
             try:
                 return constants.compile_expansions(
-                    compiler.path, ["-x", "c++" if lang == "cxx" else "c", *flags], group, rel_inc, obj, out,
-                    headers, extra=(f"-fdebug-prefix-map={out}=.", f"-fdebug-prefix-map={tmp}=.", "-MD", "-MF", dep))[1]
+                    compiler.path, _lang_flags(lang, flags), group, rel_inc, obj, out,
+                    headers, extra=(*_prefix_maps(out, tmp), "-MD", "-MF", dep))[1]
             except constants.MacroError:
                 return None
 
@@ -222,9 +233,9 @@ def _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp):
     """The constants unit of kept into tmp/constants.o, compiled in the out dir with the include
     dir as the layout unit names it, so that DWARF names each constant's header as the unit
     names its types (include/after/linux/x.h). MacroError when it does not compile."""
-    constants.compile_constants_unit(compiler.path, rel_inc, headers, ["-x", "c++" if lang == "cxx" else "c", *flags],
+    constants.compile_constants_unit(compiler.path, rel_inc, headers, _lang_flags(lang, flags),
                                      kept, os.path.join(tmp, "constants.o"),
-                                     extra=(f"-fdebug-prefix-map={out}=.", f"-fdebug-prefix-map={tmp}=."), cwd=out)
+                                     extra=_prefix_maps(out, tmp), cwd=out)
 
 
 def _compile_single(compiler, flags, lang, selfc, named, headers, rel_inc, out, tmp):
@@ -236,9 +247,9 @@ def _compile_single(compiler, flags, lang, selfc, named, headers, rel_inc, out, 
     if not selfc and not named:
         return {}
     ok, bad = constants.compile_expansions(
-        compiler.path, ["-x", "c++" if lang == "cxx" else "c", *flags], selfc + named, rel_inc,
+        compiler.path, _lang_flags(lang, flags), selfc + named, rel_inc,
         os.path.join(tmp, "constants.o"), out, headers,
-        extra=(f"-fdebug-prefix-map={out}=.", f"-fdebug-prefix-map={tmp}=."))
+        extra=_prefix_maps(out, tmp))
     lost = sorted(bad.keys() & {k.name for k in named})
     if lost:
         raise constants.MacroError(f"{lost[0]} does not compile with its header: {bad[lost[0]]}")
