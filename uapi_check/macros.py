@@ -77,14 +77,22 @@ def _includes(headers):
     return "".join(f"#include <{h}>\n" for h in headers)
 
 
-def _preprocess(cc, include_dir, flags, source, work, mode, tolerate=None):
-    """The preprocessed unit. Errors raise MacroError, except those on the unit's own lines in
-    the range tolerate (first, last): their line numbers are returned with the output."""
+def _preprocess(cc, include_dir, flags, source, work, mode, tolerate=None, headers=()):
+    """The preprocessed unit. headers are read first, with -imacros: their macros stay defined
+    and their text is not written out (a whole UAPI's code is 3.3 MB that nothing here reads),
+    so the output is source's alone, with the -dD directives and linemarkers of every file.
+    Errors raise MacroError, except those on source's own lines in the range tolerate (first,
+    last): their line numbers are returned with the output."""
     lang = _language(cc, flags)
     path = os.path.join(work, "unit.cc" if lang == "c++" else "unit.c")
     with open(path, "w") as f:
         f.write(source)
-    rc, out, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-E", mode, path])
+    imacros = []
+    if headers:
+        with open(os.path.join(work, "headers.h"), "w") as f:
+            f.write(_includes(headers))
+        imacros = ["-imacros", os.path.join(work, "headers.h")]
+    rc, out, err = _run([cc, *flags, "-I", include_dir, "-x", lang, *imacros, "-E", mode, path])
     bad = set()
     if rc != 0:
         for line in err.splitlines():
@@ -101,7 +109,11 @@ def _preprocess(cc, include_dir, flags, source, work, mode, tolerate=None):
     return (out, bad) if tolerate else out
 
 
-_DIRECTIVE = re.compile(r"^#[^\n]*", re.M)
+# The directives _macro_definitions reads, in one pass: a linemarker (number, file), an object-
+# or function-like #define (name, "(" or ""), an #undef (name). Other lines that start with '#'
+# match with no group.
+_DIRECTIVE = re.compile(r'^#(?: (\d+) "((?:[^"\\\n]|\\.)*)"|define ([A-Za-z_][A-Za-z0-9_]*)(\(?)'
+                        r'|undef ([A-Za-z_][A-Za-z0-9_]*))?', re.M)
 
 
 def _macro_definitions(text, include_dir, function_like=None):
@@ -111,8 +123,9 @@ def _macro_definitions(text, include_dir, function_like=None):
     headers under include_dir that the unit reads. function_like, a dict, gets {name: header} of
     the function-like macros defined under include_dir.
 
-    Only the lines that start with '#' matter; the code between them is skipped by the regular
-    expression and counted with str.count, in C (the text is a few MB per unit)."""
+    Only the lines that start with '#' matter; one regular expression finds them and their
+    parts, and the lines between are counted with str.count, in C (the text is a few MB per
+    unit)."""
     root = os.path.realpath(include_dir) + os.sep
     defs, where = {}, {}
     dirs = {}
@@ -127,41 +140,39 @@ def _macro_definitions(text, include_dir, function_like=None):
             dirs[d] = os.path.realpath(d)
         return os.path.join(dirs[d], base)
 
+    def header_of(name):
+        """The file of a linemarker, relative to the include dir, or None (outside it)."""
+        if name not in where:
+            real = realpath(re.sub(r"\\(.)", r"\1", name))
+            where[name] = real[len(root):] if real.startswith(root) else None
+        return where[name]
+
     cur_file = None
     marker_line, marker_index = 0, 0   # a linemarker's number, and its line's index in text
     index, pos = 0, 0                  # the index of the line that starts at text[pos]
+    count = text.count
     for m in _DIRECTIVE.finditer(text):
-        index += text.count("\n", pos, m.start())
-        pos = m.start()
-        raw = m.group()
-        lm = _LINEMARKER.match(raw)
-        if lm:
-            cur_file, marker_line, marker_index = lm.group(2), int(lm.group(1)), index
-            continue
-        if raw.startswith("#define "):
-            d = _DEFINE.match(raw)
-            if d and not d.group(2) and cur_file:
-                name = d.group(1)
-                if name not in defs:
-                    if cur_file not in where:
-                        real = realpath(re.sub(r"\\(.)", r"\1", cur_file))
-                        where[cur_file] = real[len(root):] if real.startswith(root) else None
-                    if where[cur_file]:
-                        defs[name] = (where[cur_file], marker_line + index - marker_index - 1)
+        number, file, name, paren, undef = m.groups()
+        if number is not None:
+            index += count("\n", pos, m.start())
+            pos = m.start()
+            cur_file, marker_line, marker_index = file, int(number), index
+        elif name is not None:
+            if not paren:
+                if cur_file and name not in defs:
+                    header = header_of(cur_file)
+                    if header:
+                        index += count("\n", pos, m.start())
+                        pos = m.start()
+                        defs[name] = (header, marker_line + index - marker_index - 1)
                     else:
                         defs[name] = None  # defined outside the include dir (libc, compiler)
-            elif d and d.group(2):
-                defs.pop(d.group(1), None)  # redefined as a function-like macro
-                if cur_file and function_like is not None:
-                    if cur_file not in where:
-                        real = realpath(re.sub(r"\\(.)", r"\1", cur_file))
-                        where[cur_file] = real[len(root):] if real.startswith(root) else None
-                    if where[cur_file]:
-                        function_like[d.group(1)] = where[cur_file]
-        elif raw.startswith("#undef "):
-            u = _UNDEF.match(raw)
-            if u:
-                defs.pop(u.group(1), None)
+            else:
+                defs.pop(name, None)  # redefined as a function-like macro
+                if cur_file and function_like is not None and header_of(cur_file):
+                    function_like[name] = where[cur_file]
+        elif undef is not None:
+            defs.pop(undef, None)
     return {k: v for k, v in defs.items() if v}, sorted({h for h in where.values() if h})
 
 
@@ -185,17 +196,17 @@ def run_printer(cc, include_dir, flags, source, what):
 
 
 def _probe_expansions(out, prefix):
-    """{index: [lines]} of -P output whose probe lines are `PREFIX<index> <expansion>`: an
-    expansion that the preprocessor spread over several lines keeps them all (linemarkers
-    aside)."""
-    expansions, current = {}, None
-    for raw in out.split("\n"):
-        if raw.startswith(prefix):
-            num, _, text = raw[len(prefix):].partition(" ")
-            current = int(num)
-            expansions[current] = [text]
-        elif current is not None and not raw.startswith("#"):
-            expansions[current].append(raw)
+    """{index: expansion, whitespace folded} of -P output whose probe lines are `PREFIX<index>
+    <expansion>`: an expansion that the preprocessor spread over several lines keeps them all
+    (lines that start with '#' aside), joined by one space."""
+    expansions = {}
+    starts = [(m.start(), m.end(), int(m.group(1))) for m in
+              re.finditer("^" + re.escape(prefix) + r"(\d+)(?: |$)", out, re.M)]
+    for (_, begin, num), (end, _, _) in zip(starts, starts[1:] + [(len(out), 0, 0)]):
+        text = out[begin:end]
+        if "\n#" in text:
+            text = "\n".join(line for line in text.split("\n") if not line.startswith("#"))
+        expansions[num] = " ".join(text.split())
     return expansions
 
 
@@ -326,12 +337,11 @@ def _scan(cc, include_dir, headers, flags):
     with tempfile.TemporaryDirectory(prefix="au-macros-") as work:
         function_like = {}
         defs, files = _macro_definitions(
-            _preprocess(cc, include_dir, flags, _includes(headers), work, "-dD"), include_dir, function_like)
+            _preprocess(cc, include_dir, flags, "", work, "-dD", headers=headers), include_dir, function_like)
         enums = _enumerator_candidates(include_dir, files, defs)
         names = sorted(defs)
         enum_names = sorted(enums)
-        probe = [_includes(headers),
-                 "#undef _IOC\n",
+        probe = ["#undef _IOC\n",
                  f"#define _IOC(dir, type, nr, size) {IOC_MARK}(size)\n",
                  "#undef _IOC_TYPECHECK\n",
                  f"#define _IOC_TYPECHECK(t) {TYPE_MARK}(t)\n"]
@@ -339,16 +349,16 @@ def _scan(cc, include_dir, headers, flags):
         probe += [f"{_PROBE}{len(names) + i} {enums[n][2]}\n" for i, n in enumerate(enum_names)]
         # -P: no linemarkers, so an expansion is not split where its tokens change file. An
         # enumerator's text that does not preprocess alone (it was not an expression) is no
-        # candidate; an error elsewhere fails the scan.
+        # candidate; an error elsewhere fails the scan. The headers come first, by -imacros: the
+        # output is the probes' alone.
         first_enum = sum(p.count("\n") for p in probe) - len(enum_names) + 1
         out, bad = _preprocess(cc, include_dir, flags, "".join(probe), work, "-P",
-                               tolerate=(first_enum, first_enum + len(enum_names) - 1))
+                               tolerate=(first_enum, first_enum + len(enum_names) - 1), headers=headers)
         bad = {len(names) + n - first_enum for n in bad}
-    raw = _probe_expansions(out, _PROBE)
+    folded = _probe_expansions(out, _PROBE)
     total = len(names) + len(enum_names)
-    if len(raw) != total:
-        raise MacroError(f"preprocessor output lost {total - len(raw)} of {total} probes")
-    folded = {i: " ".join(" ".join(parts).split()) for i, parts in raw.items()}
+    if len(folded) != total:
+        raise MacroError(f"preprocessor output lost {total - len(folded)} of {total} probes")
     return Scan(defs, function_like, files, {n: folded[i] for i, n in enumerate(names)}, enums,
                 {n: folded[len(names) + i] for i, n in enumerate(enum_names)
                  if len(names) + i not in bad})
