@@ -57,7 +57,8 @@ static const char usage_text[] =
 	"                          are then shown relative to DIR; may be repeated\n"
 	"                          (BTF has no files: with --btf it narrows the DWARF\n"
 	"                          side, and types pair by name)\n"
-	"      --all               show: every struct and union, instead of TYPE\n"
+	"      --all               show: every struct and union, instead of TYPE (with\n"
+	"                          --type, those of them)\n"
 	"      --common-only       diff: compare only types present on both sides\n"
 	"      --strict            diff: OLD and NEW must have one ABI (C against C++,\n"
 	"                          a series that changes no layout): the kernel's\n"
@@ -557,8 +558,8 @@ static int check_command(struct options *o)
 		return usage_error("%s", diff ? "diff needs two files, OLD and NEW" : "dump needs one FILE");
 	if (o->all && !show)
 		return usage_error("--all applies to show only");
-	if (show && o->ntypes)
-		return usage_error("show takes its TYPE as an operand, not --type");
+	if (show && o->ntypes && !o->all)
+		return usage_error("show takes its TYPE as an operand, not --type (or --all --type)");
 	if (o->common_only && !diff)
 		return usage_error("--common-only applies to diff only");
 	if (!diff && (o->format == FORMAT_SARIF || o->format == FORMAT_JUNIT))

@@ -82,6 +82,7 @@ fi
 check "missing --headers dir" "nodir: No such file" dump good.o --headers nodir
 usage "show without a file" "show needs TYPE and one FILE or two" show 'struct s'
 usage "show --type" "show takes its TYPE as an operand" show s good.o --type s
+check "show --all --type of no type" "--type 'struct nosuch': no such type" show --all good.o --type 'struct nosuch'
 # A filter that selects nothing from a non-empty model is a mistake, named, never an empty answer.
 mkdir -p hdrs
 check "--type that selects nothing (dump)" "--type 'struct no_such_type': no such type in good.o" dump good.o --type 'struct no_such_type'
