@@ -58,7 +58,7 @@ from .git import Repo, describe as describe_git
 from .defines import step_constants
 from .headers import step_headers
 from .html import render_html
-from .layouts import step_layouts
+from .layouts import start_layouts, step_layouts
 from .judge import evaluate_checks
 from .matrix import comparison_coverage, step_compare
 from .model import Options, Report
@@ -222,15 +222,19 @@ def check(opts, progress, started):
     extra = step_extra_units(opts, compilers, trees, headers, units, progress)
     # Step 4b's ioctl units need only the units: built beside steps 3c and 4 (requests.py).
     requests = start_requests(opts, compilers, trees, units)
+    shows = None
     try:
         defines = step_constants(opts, compilers, trees, units, extra, progress) if opts.constants else {}
         progress.step("step 4: abidiff-uapi over the comparison matrix")
         tool = ensure_tool(progress)
         comparisons = step_compare(opts, tool, extra, progress)
+        # The layouts' `show` runs, beside the wait for the ioctl numbers (layouts.py).
+        shows = start_layouts(opts, tool, comparisons)
         ioctls_skipped = step_requests(opts, compilers, trees, units, comparisons, tool, progress, requests)
     finally:
-        # On an error elsewhere, the ioctl units are not left compiling into a folder in use.
-        concurrent.futures.wait([requests])
+        # On an error elsewhere, the ioctl units and the layouts are not left running in a folder
+        # in use.
+        concurrent.futures.wait([f for f in (requests, shows) if f])
     coverage = comparison_coverage(units, headers, comparisons)
     accepted = apply_waivers(comparisons, waivers, baseline)
     if any(accepted.values()):
@@ -245,7 +249,7 @@ def check(opts, progress, started):
                     arch=opts.arch)
     report.summary = summary_rows(headers, units, extra, comparisons, coverage, defines)
     report.size_differences = size_differences(comparisons)
-    report.layouts = step_layouts(opts, tool, report, progress)
+    report.layouts = step_layouts(opts, tool, report, progress, shows)
     report.elapsed_s = time.monotonic() - started
     return report
 
