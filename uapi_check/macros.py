@@ -195,18 +195,23 @@ def run_printer(cc, include_dir, flags, source, what):
     return out
 
 
+_NUMBER = re.compile(r"(\d+) ?")
+
+
 def _probe_expansions(out, prefix):
     """{index: expansion, whitespace folded} of -P output whose probe lines are `PREFIX<index>
     <expansion>`: an expansion that the preprocessor spread over several lines keeps them all
-    (lines that start with '#' aside), joined by one space."""
+    (lines that start with '#' aside), joined by one space. The output is cut at each line that
+    starts with PREFIX (str.split, in C: a whole UAPI has 32k probes)."""
     expansions = {}
-    starts = [(m.start(), m.end(), int(m.group(1))) for m in
-              re.finditer("^" + re.escape(prefix) + r"(\d+)(?: |$)", out, re.M)]
-    for (_, begin, num), (end, _, _) in zip(starts, starts[1:] + [(len(out), 0, 0)]):
-        text = out[begin:end]
+    for chunk in ("\n" + out).split("\n" + prefix)[1:]:
+        m = _NUMBER.match(chunk)
+        if not m:
+            continue
+        text = chunk[m.end():]
         if "\n#" in text:
             text = "\n".join(line for line in text.split("\n") if not line.startswith("#"))
-        expansions[num] = " ".join(text.split())
+        expansions[int(m.group(1))] = " ".join(text.split())
     return expansions
 
 
