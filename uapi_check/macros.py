@@ -20,6 +20,7 @@ compiler decides what they are.
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import hashlib
 import os
 import re
@@ -336,6 +337,23 @@ def scan(cc: str, include_dir: str, headers: list[str], flags: list[str]) -> Sca
                 while sum(_weight(sc) for _, sc in _SCANS.values()) > _SCANS_KEPT and len(_SCANS) > 1:
                     _SCANS.popitem(last=False)
         return result
+
+
+_PREFETCH = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="scan")
+
+
+def prefetch(cc: str, include_dir: str, headers: list[str], flags: list[str]) -> None:
+    """Start scan() of a unit in a thread of its own and return: step 3 calls this as a unit
+    starts to compile, with the headers of its first compile, so that the scan (two
+    preprocessor passes) runs beside the compile rather than after it. The ioctl and constants
+    steps then find it done, or wait for it (scan's lock); if the unit left out another header,
+    they ask for another key and scan again. An error is left to their own call to report."""
+    def run():
+        try:
+            scan(cc, include_dir, headers, flags)
+        except (MacroError, OSError):
+            pass
+    _PREFETCH.submit(run)
 
 
 def _scan(cc, include_dir, headers, flags):

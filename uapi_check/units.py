@@ -1,6 +1,7 @@
 """Step 3: one translation unit per language and revision with every header that compiles
 there (-g -fno-eliminate-unused-debug-types), leaving out headers that collide in one unit.
 Step 3b: each header left out of a main unit, in a unit of its own."""
+import functools
 import hashlib
 import json
 import os
@@ -74,12 +75,14 @@ def save_unit(key, unit, obj):
         {"included": unit.included, "collisions": [c.to_json() for c in unit.collisions]}))
 
 
-def build_unit(compiler, lang, rev, headers, inc, out, max_rounds=80, ident=None, full=False, seed=()):
+def build_unit(compiler, lang, rev, headers, inc, out, max_rounds=80, ident=None, full=False, seed=(),
+               compiling=None):
     """Compile one unit with every header; leave out colliding headers one at a time until it
     compiles. With ident (the compiler's identity), reuse a cached object of the same inputs
     (unless full), and store the result. seed: collisions known to hold here (see
     seed_collisions); their headers are left out from the first compile on, which saves one
-    failing compile each, and the rounds go on from there for any collision the seed missed."""
+    failing compile each, and the rounds go on from there for any collision the seed missed.
+    compiling: called with the first compile's headers when the unit is not cached."""
     ext = "c" if lang == "c" else "cc"
     work = os.path.join(out, "work")
     unit = os.path.join(work, f"{lang}-{rev}.{ext}")
@@ -95,6 +98,8 @@ def build_unit(compiler, lang, rev, headers, inc, out, max_rounds=80, ident=None
     seeded = {c.header for c in seed}
     included = [h for h in headers if h not in seeded]
     collisions = [c for c in seed if c.header in headers]
+    if compiling:
+        compiling(list(included))
     hunting = False   # after a failed compile: rounds that only parse, up to the first error
     for _ in range(max_rounds):
         write_atomic(unit, "".join(f"#include <{h}>\n" for h in included))
@@ -142,12 +147,13 @@ def seed_collisions(before, after_headers, before_deps, changed, added):
     return seed
 
 
-def step_units(opts, compilers, trees, headers, progress):
+def step_units(opts, compilers, trees, headers, progress, compiling=None):
     """Step 3: one object per language and revision, with every header that compiles there.
     Returns {unit key: Unit}. The before units come first; each after unit starts from the
     collisions of its language's before unit that the series cannot have changed (not with
     --full), so a commit that touches one header costs one compile per language, not one per
-    collision."""
+    collision. compiling(lang, rev, headers): called as a unit that is not cached starts to
+    compile (the driver starts its macro scan then)."""
     progress.step("step 3: one unit per language and revision (-g -fno-eliminate-unused-debug-types)")
     os.makedirs(os.path.join(opts.out, "obj"), exist_ok=True)
     os.makedirs(opts.work, exist_ok=True)
@@ -158,7 +164,8 @@ def step_units(opts, compilers, trees, headers, progress):
         lang, rev = combo
         return build_unit(compilers[lang].path, lang, rev, headers.revs[rev].compiles[lang],
                           trees.revisions[rev].include, opts.out, ident=compilers[lang].to_json(),
-                          full=opts.full, seed=seeds.get(lang, ()))
+                          full=opts.full, seed=seeds.get(lang, ()),
+                          compiling=functools.partial(compiling, lang, rev) if compiling else None)
 
     built = []
     for rev in revs:  # before, then after (seeded from before)
