@@ -228,11 +228,11 @@ def check(opts, progress, started):
     trees = step_trees(opts, progress)
     headers = step_headers(opts, compilers, trees, progress)
     units = step_units(opts, compilers, trees, headers, progress, scan_beside(compilers, trees))
-    extra = step_extra_units(opts, compilers, trees, headers, units, progress)
-    # Step 4b's ioctl units need only the units: built beside steps 3c and 4 (requests.py).
+    # Step 4b's ioctl units need only the units: built beside steps 3b, 3c and 4 (requests.py).
     requests = start_requests(opts, compilers, trees, units)
     shows = None
     try:
+        extra = step_extra_units(opts, compilers, trees, headers, units, progress)
         defines = step_constants(opts, compilers, trees, units, extra, progress) if opts.constants else {}
         progress.step("step 4: abidiff-uapi over the comparison matrix")
         tool = ensure_tool(progress)

@@ -112,7 +112,7 @@ def judge_number(comp, name, change, ioctl):
 
 def build_requests(opts, compilers, trees, units):
     """The ioctl units of step 4b, before any comparison: ({unit key: build_ioctl_unit's result},
-    [progress lines]). It needs only the units, so the driver runs it beside steps 3c and 4
+    [progress lines]). It needs only the units, so the driver runs it beside steps 3b, 3c and 4
     (start_requests): on two cores the C++ side of each step leaves one idle."""
     built, lines = {}, []
 
