@@ -10,6 +10,7 @@ one pair of units serve both (trees.py, headers.py and units.py cache by it).
 The set of files is described once, in fileset.py, from which scripts/kernel-tree --headers's
 tar patterns are made too (tests/fileset.py and tests/partial-tree.py check that both agree).
 """
+import concurrent.futures
 import fcntl
 import hashlib
 import os
@@ -286,9 +287,20 @@ def read_entries(tree):
     return out
 
 
+_REMOVER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="prune")
+
+
 def prune(root, keep, n=KEEP_TREES):
-    """Keep the n materialized sides used last, and every side a run holds (Repo.hold)."""
-    dirs = [os.path.join(root, d) for d in os.listdir(root) if ".tmp." not in d and ".stale." not in d]
+    """Keep the n materialized sides used last, and every side a run holds (Repo.hold). A side
+    to go is moved aside (one rename, under its lock) and removed in a thread of this process,
+    beside the rest of the run: a tree of 4,000 files took up to 0.4 s of a one-header commit's
+    critical path. A run that ends first waits for it; one killed meanwhile leaves the aside
+    folder, which the next prune removes."""
+    names = os.listdir(root)
+    for d in names:
+        if ".stale." in d:
+            _REMOVER.submit(shutil.rmtree, os.path.join(root, d), True)
+    dirs = [os.path.join(root, d) for d in names if ".tmp." not in d and ".stale." not in d]
     dirs = [d for d in dirs if d != keep and os.path.isdir(d)]
     mtimes = {}
     for d in dirs:
@@ -305,8 +317,10 @@ def prune(root, keep, n=KEEP_TREES):
             os.close(fd)
             continue    # in use by a run
         try:
-            shutil.rmtree(d, ignore_errors=True)
+            aside = tempfile.mkdtemp(prefix=os.path.basename(d) + ".stale.", dir=root)
+            os.rename(d, os.path.join(aside, "old"))
             os.unlink(lock)
+            _REMOVER.submit(shutil.rmtree, aside, True)
         except OSError:
             pass
         finally:

@@ -198,3 +198,25 @@ def test_errors(tmp_path, repo):
     r = ug.Repo(str(repo))
     with pytest.raises(Fatal, match="not a kernel tree"):
         r.materialize(r.side("HEAD"))
+
+
+def test_prune_keeps_the_newest_and_the_held(tmp_path):
+    """prune keeps `keep`, the n-1 newest other sides and any side a run holds; the rest go, by a
+    rename at once and a removal in the background, as does an aside folder a killed run left."""
+    root = tmp_path / "git"
+    root.mkdir()
+    for i in range(6):
+        d = root / f"git-{i}"
+        (d / "include").mkdir(parents=True)
+        (d / "include" / "x.h").write_text("x\n")
+        os.utime(d, (1000 + i, 1000 + i))
+    (root / "git-old.stale.abc" / "old").mkdir(parents=True)   # a killed run's
+    held = os.open(root / "git-0.lock", os.O_RDWR | os.O_CREAT)
+    import fcntl
+    fcntl.flock(held, fcntl.LOCK_SH)
+    try:
+        ug.prune(str(root), keep=str(root / "git-1"), n=3)
+        ug._REMOVER.submit(lambda: None).result()   # one worker: everything before it is done
+    finally:
+        os.close(held)
+    assert sorted(os.listdir(root)) == ["git-0", "git-0.lock", "git-1", "git-4", "git-5"]
