@@ -29,9 +29,6 @@ import tempfile
 import threading
 from dataclasses import dataclass
 
-_LINEMARKER = re.compile(r'# (\d+) "((?:[^"\\]|\\.)*)"')
-_DEFINE = re.compile(r"#define ([A-Za-z_][A-Za-z0-9_]*)(\(?)")
-_UNDEF = re.compile(r"#undef ([A-Za-z_][A-Za-z0-9_]*)")
 _DIAG = re.compile(r"(.+?):(\d+)(?::\d+)?: (fatal error|error|warning|note): (.*)")
 
 
