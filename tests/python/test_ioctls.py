@@ -11,12 +11,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from uapi_check import ioctls
+from uapi_check import ioctls, macros
 from uapi_check.ioctls import Ioctl
 
 TOOL = os.environ.get("ABIDIFF_UAPI_TOOL", os.path.join(ROOT, "build", "abidiff-uapi", "abidiff-uapi"))
@@ -261,3 +262,29 @@ def test_check_with_obj_compiles_instead_of_a_last_round(units, tmp_path, lang, 
     assert (kept, skipped) == plain and skipped == SKIPPED[lang]
     assert ioctls.read_ioctl_numbers(TOOL, obj) == u["dwarf"]
     assert len(checks) == (rounds if lang == "c" else rounds - 1), (rounds, checks)
+
+
+def test_prefetch_scans_once_and_a_later_call_waits_for_it(monkeypatch):
+    """macros.prefetch (step 3 starts a unit's scan beside its compile) preprocesses the unit in a
+    thread of its own; the steps' own scan() of the same unit then gets that result without
+    preprocessing again; a unit of other headers is scanned anew."""
+    calls = []
+    real = macros._scan
+
+    def counting(cc, include_dir, headers, flags):
+        calls.append(list(headers))
+        return real(cc, include_dir, headers, flags)
+
+    monkeypatch.setattr(macros, "_scan", counting)
+    macros._SCANS.clear()
+    inc = os.path.join(FIXTURE, "new")
+    macros.prefetch("gcc", inc, HEADERS, ["-std=gnu11"])
+    deadline = time.monotonic() + 60
+    while not macros._SCANS and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert calls == [HEADERS]       # scanned by the prefetch's thread, before any step asked
+    got = macros.scan("gcc", inc, HEADERS, ["-std=gnu11"])
+    assert calls == [HEADERS]       # and not again
+    assert got.defs["MYDRV_RESET"] == ("linux/mydrv.h", 30)
+    macros.scan("gcc", inc, HEADERS[:1], ["-std=gnu11"])
+    assert calls == [HEADERS, HEADERS[:1]]
