@@ -22,7 +22,7 @@ from typing import Optional, Tuple
 
 from .config import cache_dir
 from .fileset import needed
-from .util import Fatal, publish_dir
+from .util import Fatal, move_aside, publish_dir
 
 WORKTREE = "(working tree)"
 
@@ -317,10 +317,10 @@ def prune(root, keep, n=KEEP_TREES):
             os.close(fd)
             continue    # in use by a run
         try:
-            aside = tempfile.mkdtemp(prefix=os.path.basename(d) + ".stale.", dir=root)
-            os.rename(d, os.path.join(aside, "old"))
-            os.unlink(lock)
-            _REMOVER.submit(shutil.rmtree, aside, True)
+            aside = move_aside(d)
+            if aside:
+                os.unlink(lock)
+                _REMOVER.submit(shutil.rmtree, aside, True)
         except OSError:
             pass
         finally:

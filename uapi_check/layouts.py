@@ -3,12 +3,11 @@ abidiff-uapi/schema/show.schema.json), run once per comparison that has a break 
 of a struct or union (or, in a series check, a C++ layout the series changed), and only those
 types kept. The tool draws nothing here and judges nothing: its rows (offsets, sizes, holes,
 padding, the marks of rows that differ) are what html.py turns into boxes."""
-import concurrent.futures
 import json
 
 from .judge import FAIL
 from .verdict import groups
-from .util import run
+from .util import in_background, run
 
 KINDS = ("struct", "union")
 
@@ -52,11 +51,8 @@ def start_layouts(opts, tool, comparisons):
     draws what they want once the waivers and the baseline are applied (a part of this, as those
     only accept findings) and runs what is missing."""
     todo = wanted(comparisons)
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-    future = pool.submit(lambda: {name: (types, _show(opts, tool, comparisons[name], types))
+    return in_background(lambda: {name: (types, _show(opts, tool, comparisons[name], types))
                                   for name, types in sorted(todo.items())})
-    pool.shutdown(wait=False)
-    return future
 
 
 def step_layouts(opts, tool, report, progress, started=None):

@@ -75,7 +75,7 @@ def _includes(headers):
     return "".join(f"#include <{h}>\n" for h in headers)
 
 
-def _preprocess(cc, include_dir, flags, source, work, mode, tolerate=None, headers=()):
+def _preprocess(cc, include_dir, flags, headers, source, work, mode, tolerate=None):
     """The preprocessed unit. headers are read first, with -imacros: their macros stay defined
     and their text is not written out (a whole UAPI's code is 3.3 MB that nothing here reads),
     so the output is source's alone, with the -dD directives and linemarkers of every file.
@@ -85,12 +85,10 @@ def _preprocess(cc, include_dir, flags, source, work, mode, tolerate=None, heade
     path = os.path.join(work, "unit.cc" if lang == "c++" else "unit.c")
     with open(path, "w") as f:
         f.write(source)
-    imacros = []
-    if headers:
-        with open(os.path.join(work, "headers.h"), "w") as f:
-            f.write(_includes(headers))
-        imacros = ["-imacros", os.path.join(work, "headers.h")]
-    rc, out, err = _run([cc, *flags, "-I", include_dir, "-x", lang, *imacros, "-E", mode, path])
+    imacros = os.path.join(work, "headers.h")
+    with open(imacros, "w") as f:
+        f.write(_includes(headers))
+    rc, out, err = _run([cc, *flags, "-I", include_dir, "-x", lang, "-imacros", imacros, "-E", mode, path])
     bad = set()
     if rc != 0:
         for line in err.splitlines():
@@ -357,7 +355,7 @@ def _scan(cc, include_dir, headers, flags):
     with tempfile.TemporaryDirectory(prefix="au-macros-") as work:
         function_like = {}
         defs, files = _macro_definitions(
-            _preprocess(cc, include_dir, flags, "", work, "-dD", headers=headers), include_dir, function_like)
+            _preprocess(cc, include_dir, flags, headers, "", work, "-dD"), include_dir, function_like)
         enums = _enumerator_candidates(include_dir, files, defs)
         names = sorted(defs)
         enum_names = sorted(enums)
@@ -372,8 +370,8 @@ def _scan(cc, include_dir, headers, flags):
         # candidate; an error elsewhere fails the scan. The headers come first, by -imacros: the
         # output is the probes' alone.
         first_enum = sum(p.count("\n") for p in probe) - len(enum_names) + 1
-        out, bad = _preprocess(cc, include_dir, flags, "".join(probe), work, "-P",
-                               tolerate=(first_enum, first_enum + len(enum_names) - 1), headers=headers)
+        out, bad = _preprocess(cc, include_dir, flags, headers, "".join(probe), work, "-P",
+                               tolerate=(first_enum, first_enum + len(enum_names) - 1))
         bad = {len(names) + n - first_enum for n in bad}
     folded = _probe_expansions(out, _PROBE)
     total = len(names) + len(enum_names)

@@ -11,7 +11,6 @@ What a changed number means comes from the tool's severities, never from decodin
 - the series and C/C++ comparisons: any difference fails (C++ before/after only notes it, as for
   layouts: the cross comparisons check that C++ ends up equal to C).
 """
-import concurrent.futures
 import json
 import os
 import shutil
@@ -22,7 +21,7 @@ from . import ioctls
 from .config import UNIT_FLAGS, cache_dir
 from .judge import FAIL, NOTE, REVIEW
 from .model import Finding
-from .util import Fatal, object_key, parallel, publish_dir, write_atomic
+from .util import Fatal, in_background, object_key, parallel, publish_dir, write_atomic
 
 CHECK = {"drift": "drift", "series-c": "c-layout-unchanged", "series-cxx": "cxx-layout",
          "cross": "c-cxx-same-layout", "cross-series": "c-cxx-same-layout"}
@@ -134,10 +133,7 @@ def build_requests(opts, compilers, trees, units):
 
 def start_requests(opts, compilers, trees, units):
     """build_requests in a thread of its own; step_requests takes its result."""
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-    future = pool.submit(build_requests, opts, compilers, trees, units)
-    pool.shutdown(wait=False)
-    return future
+    return in_background(build_requests, opts, compilers, trees, units)
 
 
 def step_requests(opts, compilers, trees, units, comparisons, tool, progress, started=None):

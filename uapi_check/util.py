@@ -152,14 +152,32 @@ def publish_dir(tmp, dest, complete):
                 shutil.rmtree(tmp, ignore_errors=True)
                 return dest
             if os.path.lexists(dest):
-                aside = tempfile.mkdtemp(prefix=os.path.basename(dest) + ".stale.", dir=os.path.dirname(dest))
-                try:
-                    os.rename(dest, os.path.join(aside, "old"))
-                except OSError:
-                    pass        # another run moved it first
-                shutil.rmtree(aside, ignore_errors=True)
+                aside = move_aside(dest)
+                if aside:
+                    shutil.rmtree(aside, ignore_errors=True)
     shutil.rmtree(tmp, ignore_errors=True)
     raise Fatal(f"{dest}: cannot publish a cache entry there")
+
+
+def move_aside(path):
+    """Rename path, by one rename, to PATH.stale.XXXX/old beside it, out of every cache lookup's
+    sight, and return that PATH.stale.XXXX folder for the caller to remove (now or in a thread);
+    None when path is gone already (another run moved it first)."""
+    aside = tempfile.mkdtemp(prefix=os.path.basename(path) + ".stale.", dir=os.path.dirname(path))
+    try:
+        os.rename(path, os.path.join(aside, "old"))
+    except OSError:
+        os.rmdir(aside)
+        return None
+    return aside
+
+
+def in_background(fn, *args):
+    """fn(*args) in a thread of its own; its future (the thread ends with fn)."""
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(fn, *args)
+    pool.shutdown(wait=False)
+    return future
 
 
 @contextlib.contextmanager
