@@ -205,9 +205,27 @@ def compile_expansions(cc: str, flags: list[str], constants: list[Constant], inc
             more.setdefault(k.name, m.group(4).strip())
         if not more:
             raise MacroError(f"the constants do not compile: {_first_error(err)}")
+        more.update(_same_undeclared(kept, more))
         bad.update(more)
         kept = [k for k in kept if k.name not in more]
     raise MacroError(f"the constants still fail after {max_rounds} rounds")
+
+
+def _same_undeclared(kept, failed):
+    """{name: reason} of the constants of kept, not in failed, that name an identifier one of
+    failed's reasons calls undeclared. gcc names an undeclared identifier once per unit (at file
+    scope, C): every other constant that expands to it fails for the same reason (si_pid,
+    si_uid... all use _sifields), and would otherwise cost a round each."""
+    undeclared = {m.group(1): r for r in failed.values() for m in [_UNDECLARED.match(r)] if m}
+    if not undeclared:
+        return {}
+    same = {}
+    for x in kept:
+        if x.name not in failed:
+            hit = next((w for w in _IDENT.findall(x.text) if w in undeclared), None)
+            if hit:
+                same[x.name] = undeclared[hit]
+    return same
 
 
 def unit_source(constants: list[Constant], headers: list[str], include_dir: str, lang: str) -> str:
@@ -274,13 +292,16 @@ def _failing_lines(cc, include_dir, headers, flags, constants, path, macro_names
 
 
 def check_constants(cc: str, include_dir: str, headers: list[str], flags: list[str],
-                    constants: list[Constant], max_rounds: int = 10) -> tuple[list[Constant], dict[str, str]]:
+                    constants: list[Constant], max_rounds: int = 10,
+                    verify: bool = True) -> tuple[list[Constant], dict[str, str]]:
     """Compile every candidate (syntax only); take out each that fails on its own line, with
     the compiler's first error, only when it also fails in a unit of the failing ones alone (an
     error that spills over never costs a constant); repeat until all compile. Errors are dear
     (about 25 ms each in gcc, 140 ms in g++, which looks for a spelling to suggest): the driver
     starts a C++ unit from its C twin's verdicts and an after unit from its before unit's
-    (defines.py)."""
+    (defines.py). verify=False: no round after the first that had errors (each round parses
+    every header again), for a caller that compiles what is kept with the same headers next and
+    calls again, verifying, when that compile fails."""
     lang = _language(cc, flags)
     kept, skipped = list(constants), {}
     sc = scan(cc, include_dir, headers, flags)   # the unit's, cached: find_constants made it
@@ -306,16 +327,11 @@ def check_constants(cc: str, include_dir: str, headers: list[str], flags: list[s
             if not confirmed:
                 raise MacroError("the constants unit fails, but none of its failing constants fails alone: "
                                  + "; ".join(f"{kept[i].name}: {r}" for i, r in sorted(bad.items())[:5]))
-            # gcc names an undeclared identifier once per unit: every other candidate that
-            # expands to it fails for the same reason (si_pid, si_uid... all use _sifields).
-            undeclared = {m.group(1): r for r in confirmed.values() for m in [_UNDECLARED.match(r)] if m}
-            for x in kept:
-                if x.name not in confirmed and undeclared:
-                    hit = next((w for w in _IDENT.findall(x.text) if w in undeclared), None)
-                    if hit:
-                        confirmed[x.name] = undeclared[hit]
+            confirmed.update(_same_undeclared(kept, confirmed))
             skipped.update(confirmed)
             kept = [x for x in kept if x.name not in confirmed]
+            if not verify:
+                return kept, skipped
     raise MacroError(f"the constants still fail after {max_rounds} rounds")
 
 

@@ -15,7 +15,7 @@ sixteenth of them; the others, which name types or enumerators, with their own h
 sixteen objects cached by the bytes of every file their compile read (_header_objects), and only
 what does not compile there with all the unit's headers (in a drift of two releases, all of them:
 see step_constants). A unit of one header compiles all its constants, the self-contained ones
-too, in one object (_compile_single). The macro scan is the ioctl step's (macros.scan). What is
+too, in one object, with no check first (_compile_single). The macro scan is the ioctl step's (macros.scan). What is
 not a constant is counted with its reason, never dropped silently.
 """
 import concurrent.futures
@@ -238,22 +238,17 @@ def _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp):
                                      extra=_prefix_maps(out, tmp), cwd=out)
 
 
-def _compile_single(compiler, flags, lang, selfc, named, headers, rel_inc, out, tmp):
-    """A unit of one header: its self-contained constants and named (which the check kept) in
-    tmp/constants.o, from their expansions, after the header. A self-contained constant that
-    fails is taken out with the compiler's reason (as _self_contained_objects does); a named
-    one raises MacroError (as _compile does). Returns {"kept": the self-contained kept, "bad":
-    {name: reason}} ({} when there is nothing to compile)."""
-    if not selfc and not named:
-        return {}
-    ok, bad = constants.compile_expansions(
-        compiler.path, _lang_flags(lang, flags), selfc + named, rel_inc,
-        os.path.join(tmp, "constants.o"), out, headers,
-        extra=_prefix_maps(out, tmp))
-    lost = sorted(bad.keys() & {k.name for k in named})
-    if lost:
-        raise constants.MacroError(f"{lost[0]} does not compile with its header: {bad[lost[0]]}")
-    return {"kept": [k for k in ok if constants.self_contained(k)], "bad": bad}
+def _compile_single(compiler, flags, lang, consts, headers, rel_inc, out, tmp):
+    """A unit of one header: all its candidate constants in tmp/constants.o, from their
+    expansions, after the header, with no syntax check first. The compile's own rounds judge:
+    a constant that fails is taken out with the compiler's first error and the rest compiled
+    again (with one header, an error is cheap, and the check's own processes cost more than
+    the rounds). Returns (kept, {name: reason})."""
+    if not consts:
+        return [], {}
+    return constants.compile_expansions(
+        compiler.path, _lang_flags(lang, flags), consts, rel_inc,
+        os.path.join(tmp, "constants.o"), out, headers, extra=_prefix_maps(out, tmp))
 
 
 def _complete(cache):
@@ -312,53 +307,59 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
         for k in candidates:
             (selfc if constants.self_contained(k) else rest).append(k)
         candidates = rest
-        # A unit of one header (step 3b's) compiles its self-contained constants with the others,
-        # in one constants.o (place): an object and a compile of their own cost it more than its
-        # few hundred constants, and no other unit reuses them.
-        single = len(headers) == 1
-        self_objs, self_kept, self_bad = ([], [], {}) if single else _self_contained_objects(
-            compiler, lang, rel_inc, out, selfc, full)
-        skipped.update(self_bad)
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         # A directory of its own: another run may be writing the same key.
         tmp = tempfile.mkdtemp(prefix=os.path.basename(cache) + ".tmp.", dir=os.path.dirname(cache))
-        single_result = {}
+        # A unit of one header (step 3b's) compiles all its constants in one constants.o: an
+        # object and a compile of their own, or a check, cost it more than its few hundred
+        # constants, and no other unit reuses them.
+        single = len(headers) == 1
+        self_objs, self_kept, kept, hdr_objs = [], [], None, []
+        if single:
+            kept, bad = _compile_single(compiler, flags, lang, selfc + candidates, headers, rel_inc, out, tmp)
+            skipped.update(bad)
+        else:
+            self_objs, self_kept, self_bad = _self_contained_objects(compiler, lang, rel_inc, out, selfc, full)
+            skipped.update(self_bad)
 
         def place(trial):
             """The objects of trial: by header where they compile there, the rest in constants.o
-            with all headers (MacroError when that does not compile). A unit of one header: trial
-            and the self-contained constants in constants.o, these taken out where they fail."""
-            if single:
-                single_result.update(_compile_single(compiler, flags, lang, selfc, trial, headers, rel_inc, out, tmp))
-                return []
+            with all headers (MacroError when that does not compile)."""
             objs, left = (_header_objects(compiler, lang, include, rel_inc, out, trial, headers, full)
                           if by_header else ([], trial))
             if left:
                 _compile(compiler, flags, lang, left, headers, rel_inc, out, tmp)
             return objs
 
-        kept, hdr_objs = None, []
-        if prior is not None:
+        if prior is not None and not single:
             # Only what is new here, or expands to other text, is checked (few errors); what
             # compiled on the other side goes straight into the objects with it.
             same = prior.get("kept", {})
             suspects = [k for k in candidates if same.get(k.name) != k.text]
-            ok, bad = constants.check_constants(compiler.path, include, headers, flags, suspects) if suspects else ([], {})
+            ok, bad = constants.check_constants(compiler.path, include, headers, flags, suspects,
+                                                verify=by_header) if suspects else ([], {})
             skipped.update(bad)
             trial = [k for k in candidates if k.name not in bad]
             try:
-                hdr_objs = place(trial) if trial or single else []
+                hdr_objs = place(trial) if trial else []
                 kept = trial
             except constants.MacroError:
                 kept = None     # a change broke a constant the other side kept: every round
         if kept is None:
             kept, more = constants.check_constants(compiler.path, include, headers, flags,
-                                                   [k for k in candidates if k.name not in skipped])
+                                                   [k for k in candidates if k.name not in skipped],
+                                                   verify=by_header)
             skipped.update(more)
-            hdr_objs = place(kept) if kept or single else []
-        if single_result:
-            self_kept = single_result["kept"]
-            skipped.update(single_result["bad"])
+            try:
+                hdr_objs = place(kept) if kept else []
+            except constants.MacroError:
+                if by_header:
+                    raise
+                # The check's last round was not verified, and the compile of all that it kept
+                # (which stands in for that round) failed: the rounds go on, verifying.
+                kept, more = constants.check_constants(compiler.path, include, headers, flags, kept)
+                skipped.update(more)
+                hdr_objs = place(kept) if kept else []
     except constants.MacroError as e:
         raise Fatal(f"constants of {os.path.basename(unit_obj)}: {e}")
     texts = {k.name: k.text for k in found}

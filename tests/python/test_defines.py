@@ -8,6 +8,7 @@ The tool is $ABIDIFF_UAPI_TOOL, else build/abidiff-uapi/abidiff-uapi; a missing 
 import json
 import os
 import subprocess
+import sys
 import types
 
 import pytest
@@ -125,6 +126,53 @@ def test_without_objects_by_header_the_same_values_in_one_compile(tmp_path, monk
             if t["kind"] == "constant"} == {f"#define {n}" for n in NAMED}
 
 
+def test_without_objects_by_header_the_compile_verifies_the_check(tmp_path, monkeypatch):
+    """by_header=False: the check stops after its first round with errors (the compile of all it
+    kept, with the same headers, stands in for the round that would verify it). When that compile
+    fails, because the round missed an error, the rounds go on, verifying, and the constant that
+    fails is rejected all the same. The check is made to miss one: its first answer keeps
+    everything."""
+    monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
+    tree = {**HEADERS, "k/k.h": "#define K_KERNEL_ONLY (PAGE_SIZE + 1)\n#define K_FINE (C_ONE + 4)\n"}
+    inc = write_tree(tmp_path / "include" / "before", tree)
+    monkeypatch.setattr(sys.modules[__name__], "UNIT", UNIT + ["k/k.h"])   # what build() compiles
+    real = constants.check_constants
+    asked = []
+
+    def check(cc, inc_, headers, flags, consts, *a, verify=True, **k):
+        asked.append(verify)
+        if len(asked) == 1:
+            return list(consts), {}      # the missed error
+        return real(cc, inc_, headers, flags, consts, *a, verify=verify, **k)
+
+    monkeypatch.setattr(constants, "check_constants", check)
+    out = str(tmp_path)
+    summary = build(out, inc, "c-before", "c", monkeypatch, [], by_header=False)
+    assert asked == [False, True], asked
+    assert "'PAGE_SIZE' undeclared" in summary["rejected"]["K_KERNEL_ONLY"], summary["rejected"]
+    got = tool_values(out, summary)
+    assert "K_KERNEL_ONLY" not in got and got["K_FINE"] == 5 and got["D_USES_C"] == 3, got
+
+
+def test_the_check_stops_after_its_first_round_with_errors_when_told(tmp_path, monkeypatch):
+    """verify=False: one round with errors (and the rounds that confirm its suspects), not the
+    round after it that finds no error; verify=True (the default) runs that one too. The same
+    verdicts either way."""
+    inc = write_tree(tmp_path / "include", HEADERS)
+    found, _ = constants.find_constants("gcc", inc, UNIT, UNIT_FLAGS["c"])
+    bad = constants.Constant("Z_BAD", "c/c.h", 1, False, "(PAGE_SIZE + 1)")
+    consts = [k for k in found if not constants.self_contained(k)] + [bad]
+    real = constants._failing_lines
+    rounds = []
+    monkeypatch.setattr(constants, "_failing_lines", lambda *a: rounds.append(len(a[4])) or real(*a))
+    unverified = constants.check_constants("gcc", inc, UNIT, UNIT_FLAGS["c"], consts, verify=False)
+    assert rounds == [len(consts)], rounds
+    rounds.clear()
+    verified = constants.check_constants("gcc", inc, UNIT, UNIT_FLAGS["c"], consts)
+    assert rounds == [len(consts), len(consts) - 1], rounds
+    assert unverified == verified and set(verified[1]) == {"Z_BAD"}, (unverified, verified)
+
+
 def test_a_changed_header_compiles_again_only_what_read_it(tmp_path, monkeypatch):
     monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
     out = str(tmp_path)
@@ -169,17 +217,24 @@ def test_the_entry_a_run_keeps_is_the_one_a_later_run_reads(tmp_path, monkeypatc
 
 def test_a_one_header_unit_compiles_its_constants_once(tmp_path, monkeypatch):
     """Step 3b's units of one header: the literals of every header it reads and the constants
-    that name something go to one object, constants.o, where a unit of several headers spreads
-    them over its buckets; the values, and the reason of a literal that is no constant, are the
-    same."""
+    that name something go to one object, constants.o, with no syntax check first, where a unit
+    of several headers spreads them over its buckets and checks the others; the values, and the
+    reason of a literal that is no constant, are the same. gcc names an undeclared identifier
+    once per unit: the seven constants that expand to it fail in the one-header unit's first
+    round all the same (its compile gives up after five)."""
     monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
     parts = {f"n/n{i}.h": f"#define N{i}_VALUE {i * 3 + 1}\n" for i in range(6)}
     assert len({defines._bucket(h) for h in parts}) > 1
     tree = {**parts, "m/m.h": "".join(f"#include <{h}>\n" for h in parts) + "#define M_VALUE 0x40\nstruct m_s { int a; };\n"
-                                  "#define M_SIZE sizeof(struct m_s)\n#define M_BAD (1 / 0)\n"}
+                                  "#define M_SIZE sizeof(struct m_s)\n#define M_BAD (1 / 0)\n"
+                                  + "".join(f"#define M_KERNEL_{i} (PAGE_SIZE + {i})\n" for i in range(7))}
     inc = write_tree(tmp_path / "include" / "before", tree)
     out = str(tmp_path)
     compiler = types.SimpleNamespace(path="gcc", version="gcc test")
+    checked = []
+    real = constants.check_constants
+    monkeypatch.setattr(constants, "check_constants", lambda cc, inc_, headers, *a, **k: checked.append(headers) or real(
+        cc, inc_, headers, *a, **k))
     results = {}
     for name, unit in (("one", ["m/m.h"]), ("many", sorted(tree))):
         os.makedirs(os.path.join(out, "obj"), exist_ok=True)
@@ -191,9 +246,14 @@ def test_a_one_header_unit_compiles_its_constants_once(tmp_path, monkeypatch):
         summary = defines.build_constants(compiler, "c", inc, out, name, unit)
         objects = defines.data_of(summary["cache"])["objects"]
         results[name] = (tool_values(out, summary), [o for o in objects if o.startswith("constants-self")],
-                         summary["rejected"].get("M_BAD"), members(out, summary))
+                         summary["rejected"].get("M_BAD"), members(out, summary),
+                         {n: r for n, r in summary["rejected"].items() if n.startswith("M_KERNEL_")})
     assert results["one"][0] == results["many"][0] == {**{f"N{i}_VALUE": i * 3 + 1 for i in range(6)},
                                                        "M_VALUE": 64, "M_SIZE": 4}
     assert results["one"][2] == results["many"][2] and "not an integer constant" in results["one"][2], results
     assert results["one"][1] == [] and len(results["many"][1]) > 1, results
     assert results["one"][3] == ["unit.o", "constants.o"], results
+    assert results["one"][4] == results["many"][4], results
+    assert sorted(results["one"][4]) == [f"M_KERNEL_{i}" for i in range(7)], results
+    assert all("'PAGE_SIZE' undeclared" in r for r in results["one"][4].values()), results
+    assert checked == [sorted(tree)], checked
