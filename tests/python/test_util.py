@@ -47,3 +47,27 @@ def test_run_and_run_or_die():
         util.run_or_die(["sh", "-c", "echo first >&2; echo last >&2; exit 1"], "thing")
     with pytest.raises(util.Fatal, match=r"thing failed: exit 4"):
         util.run_or_die(["sh", "-c", "exit 4"], "thing")
+
+
+def test_object_key_hashes_an_object_once_while_its_stat_holds(tmp_path, monkeypatch):
+    """The key is sha256(object bytes, the parts joined by NUL), whether the bytes were hashed
+    in this call or an earlier one; an object rewritten (other bytes, same size, another mtime)
+    is read again."""
+    import hashlib
+    obj = tmp_path / "unit.o"
+    obj.write_bytes(b"A" * 64)
+    reads = []
+    real_open = open
+    monkeypatch.setattr("builtins.open", lambda p, *a, **k: reads.append(str(p)) or real_open(p, *a, **k))
+
+    def want(data, *parts):
+        return hashlib.sha256(data + "\0".join(parts).encode()).hexdigest()[:20]
+
+    assert util.object_key(str(obj), "gcc 12", "ioctls") == want(b"A" * 64, "gcc 12", "ioctls")
+    assert util.object_key(str(obj), "gcc 12", "constants") == want(b"A" * 64, "gcc 12", "constants")
+    assert reads == [str(obj)]
+    obj.write_bytes(b"B" * 64)
+    st = os.stat(obj)
+    os.utime(obj, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    assert util.object_key(str(obj), "gcc 12", "constants") == want(b"B" * 64, "gcc 12", "constants")
+    assert reads == [str(obj)] * 2
