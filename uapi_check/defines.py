@@ -15,8 +15,8 @@ sixteenth of them; the others, which name types or enumerators, with their own h
 sixteen objects cached by the bytes of every file their compile read (_header_objects), and only
 what does not compile there with all the unit's headers (in a drift of two releases, all of them:
 see step_constants). A unit of one header compiles all its constants, the self-contained ones
-too, in one object, with no check first (_compile_single). The macro scan is the ioctl step's (macros.scan). What is
-not a constant is counted with its reason, never dropped silently.
+too, in one object, with no check first (_compile_single). The macro scan is the ioctl step's
+(macros.scan). What is not a constant is counted with its reason, never dropped silently.
 """
 import concurrent.futures
 import functools
