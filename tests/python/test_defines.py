@@ -8,7 +8,6 @@ The tool is $ABIDIFF_UAPI_TOOL, else build/abidiff-uapi/abidiff-uapi; a missing 
 import json
 import os
 import subprocess
-import sys
 import types
 
 import pytest
@@ -43,13 +42,14 @@ def tool_path():
     return TOOL
 
 
-def build(out, inc, name, lang, monkeypatch, calls, prior=None, by_header=True):
-    """build_constants for a unit of UNIT, its layout object compiled first as step 3 does."""
+def build(out, inc, name, lang, monkeypatch, calls, prior=None, by_header=True, headers=UNIT):
+    """build_constants for a unit of headers, its layout object compiled first as step 3
+    does."""
     cc = "gcc" if lang == "c" else "g++"
     os.makedirs(os.path.join(out, "obj"), exist_ok=True)
     unit = os.path.join(out, f"{name}.{'c' if lang == 'c' else 'cc'}")
     with open(unit, "w") as f:
-        f.write("".join(f"#include <{h}>\n" for h in UNIT))
+        f.write("".join(f"#include <{h}>\n" for h in headers))
     subprocess.run([cc, *UNIT_FLAGS[lang], "-g", "-fno-eliminate-unused-debug-types", "-I", inc, "-c", unit,
                     "-o", os.path.join(out, "obj", f"{name}.o")], check=True)
     real = constants.compile_expansions
@@ -61,7 +61,7 @@ def build(out, inc, name, lang, monkeypatch, calls, prior=None, by_header=True):
 
     monkeypatch.setattr(constants, "compile_expansions", spy)
     compiler = types.SimpleNamespace(path=cc, version=f"{cc} test")
-    return defines.build_constants(compiler, lang, inc, out, name, UNIT, prior=prior, by_header=by_header)
+    return defines.build_constants(compiler, lang, inc, out, name, headers, prior=prior, by_header=by_header)
 
 
 def tool_values(out, summary):
@@ -135,7 +135,6 @@ def test_without_objects_by_header_the_compile_verifies_the_check(tmp_path, monk
     monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
     tree = {**HEADERS, "k/k.h": "#define K_KERNEL_ONLY (PAGE_SIZE + 1)\n#define K_FINE (C_ONE + 4)\n"}
     inc = write_tree(tmp_path / "include" / "before", tree)
-    monkeypatch.setattr(sys.modules[__name__], "UNIT", UNIT + ["k/k.h"])   # what build() compiles
     real = constants.check_constants
     asked = []
 
@@ -147,7 +146,7 @@ def test_without_objects_by_header_the_compile_verifies_the_check(tmp_path, monk
 
     monkeypatch.setattr(constants, "check_constants", check)
     out = str(tmp_path)
-    summary = build(out, inc, "c-before", "c", monkeypatch, [], by_header=False)
+    summary = build(out, inc, "c-before", "c", monkeypatch, [], by_header=False, headers=UNIT + ["k/k.h"])
     assert asked == [False, True], asked
     assert "'PAGE_SIZE' undeclared" in summary["rejected"]["K_KERNEL_ONLY"], summary["rejected"]
     got = tool_values(out, summary)
