@@ -27,7 +27,8 @@ from .util import Fatal, move_aside, publish_dir
 WORKTREE = "(working tree)"
 
 KEY_VERSION = "uapi-git-1"
-KEEP_TREES = 24     # materialized sides kept in the cache (the newest by use)
+KEEP_TREES = 8      # materialized sides kept in the cache (the newest by use)
+RECYCLE_SLACK = 100     # files a side taken over may need written beyond a copy of the base
 
 
 @dataclass(frozen=True)
@@ -146,9 +147,10 @@ class Repo:
 
     def materialize(self, side, progress=None, full=False, base=None):
         """Write a side's needed files out (once per key, unless full), and return the directory.
-        With base (a side already written out), start from a copy of it, with its times and its
-        headers_install build directories, and write only the files that differ: make then
-        installs again only what changed (trees.headers_install)."""
+        Unless full, start from a side written out before, with its times and its headers_install
+        build directories, and write only the files that differ: make then installs again only
+        what changed (trees.headers_install). That side is one the cache would prune now (taken
+        over: no file is copied, and none removed), or else a copy of base."""
         root = os.path.join(cache_dir(), "git")
         dest = os.path.join(root, side.key)
         os.makedirs(root, exist_ok=True)
@@ -157,23 +159,17 @@ class Repo:
             os.utime(dest)
             side.tree = dest
             return dest
-        os.makedirs(root, exist_ok=True)
         tmp = tempfile.mkdtemp(prefix=side.key + ".tmp.", dir=root)
         entries = side.entries
-        old = None if full or base is None or not base.tree else read_entries(base.tree)
         try:
-            if old is not None:
-                os.rmdir(tmp)
-                subprocess.run(["cp", "-a", base.tree, tmp], check=True, capture_output=True)
-                os.unlink(os.path.join(tmp, ".complete"))
-                now = {e.path: e for e in entries}
-                for path in set(old) - set(now):
-                    os.unlink(os.path.join(tmp, path))
-                write = [e for e in entries if old.get(e.path) != e]
-                how = f"{len(write)} files written over a copy of {base.label}"
-            else:
-                write = entries
-                how = f"{len(write)} files written out"
+            old, how = (None, None) if full else _start(tmp, root, side, base)
+            if old is None:
+                old, how = {}, f"{len(entries)} files written out"
+            now = {e.path: e for e in entries}
+            for path in set(old) - set(now):
+                os.unlink(os.path.join(tmp, path))
+            write = [e for e in entries if old.get(e.path) != e]
+            how = f"{len(write)} files written over {how}" if old else how
             for e in write:
                 p = os.path.join(tmp, e.path)
                 if os.path.lexists(p):
@@ -186,6 +182,7 @@ class Repo:
                 raise Fatal(f"{self.top}: {side.label}: not a kernel tree (no usr/include/Makefile)")
             write_entries(tmp, entries)
             open(os.path.join(tmp, ".complete"), "w").close()
+            os.utime(tmp)     # the newest by use: prune keeps it
             # Keyed by the files' blob ids: a side another run published first has the same
             # files, and stays (that run may be installing from it).
             publish_dir(tmp, dest, lambda d: os.path.isfile(os.path.join(d, ".complete")))
@@ -287,44 +284,98 @@ def read_entries(tree):
     return out
 
 
-_REMOVER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="prune")
+def _start(tmp, root, side, base):
+    """Fill the empty folder tmp with a side written out before, for materialize to write only
+    the files that differ: one that prune would remove once this side is in, taken over by one
+    rename (of those, the one with the fewest files to write, and no more than RECYCLE_SLACK
+    beyond base), or else a copy of base. Returns its entries ({path: Entry}) and what it was,
+    or (None, None).
+
+    A side taken over keeps its build directories. The files it shares with this side are the
+    same bytes, with the times make last saw; the files written now are newer than anything make
+    built, so make installs again exactly those, as it does over a copy of base."""
+    want = {e.path: e for e in side.entries}
+
+    def differ(old):
+        return sum(1 for p in old.keys() | want.keys() if old.get(p) != want.get(p))
+
+    base_old = None if base is None or not base.tree else read_entries(base.tree)
+    limit = None if base_old is None else differ(base_old) + RECYCLE_SLACK
+    candidates = []
+    for d in _prunable(root, keep=(os.path.join(root, side.key),)):
+        if base is not None and d == base.tree:
+            continue
+        old = read_entries(d)
+        n = None if old is None else differ(old)
+        if n is not None and (limit is None or n <= limit):
+            candidates.append((n, d, old))
+    for _, d, old in sorted(candidates, key=lambda c: c[0]):
+        if _locked_rename(d, lambda d: os.rename(d, tmp) or tmp):    # over the empty tmp
+            return old, f"{os.path.basename(d)}, taken over"
+    if base_old is None:
+        return None, None
+    os.rmdir(tmp)
+    subprocess.run(["cp", "-a", base.tree, tmp], check=True, capture_output=True)
+    os.unlink(os.path.join(tmp, ".complete"))
+    return base_old, f"a copy of {base.label}"
 
 
-def prune(root, keep, n=KEEP_TREES):
-    """Keep the n materialized sides used last, and every side a run holds (Repo.hold). A side
-    to go is moved aside (one rename, under its lock) and removed in a thread of this process,
-    beside the rest of the run: a tree of 4,000 files took up to 0.4 s of a one-header commit's
-    critical path. A run that ends first waits for it; one killed meanwhile leaves the aside
-    folder, which the next prune removes."""
-    names = os.listdir(root)
-    for d in names:
-        if ".stale." in d:
-            _REMOVER.submit(shutil.rmtree, os.path.join(root, d), True)
-    dirs = [os.path.join(root, d) for d in names if ".tmp." not in d and ".stale." not in d]
-    dirs = [d for d in dirs if d != keep and os.path.isdir(d)]
+def _prunable(root, keep, n=None):
+    """The sides prune(root, keep, n) would remove, oldest first: all but the n-1 newest by use
+    (n: KEEP_TREES) other than those in keep (those a run holds are among them; the caller locks
+    each)."""
+    n = n or KEEP_TREES
     mtimes = {}
-    for d in dirs:
+    for name in os.listdir(root):
+        d = os.path.join(root, name)
+        if ".tmp." in name or ".stale." in name or d in keep or not os.path.isdir(d):
+            continue
         try:
             mtimes[d] = os.stat(d).st_mtime
         except FileNotFoundError:
             pass        # another run pruned it
-    for d in sorted(mtimes, key=mtimes.get, reverse=True)[n - 1:]:
-        lock = d + ".lock"
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            continue    # in use by a run
-        try:
-            aside = move_aside(d)
-            if aside:
-                os.unlink(lock)
-                _REMOVER.submit(shutil.rmtree, aside, True)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+    return sorted(mtimes, key=mtimes.get, reverse=True)[n - 1:][::-1]
+
+
+def _locked_rename(d, rename):
+    """Call rename(d), which moves the side d out of the cache's sight and returns where to (None
+    when d was gone), under d's lock, taken without waiting; then drop the lock file. Returns
+    rename's answer, or None when a run holds d."""
+    lock = d + ".lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None     # in use by a run
+    try:
+        moved = rename(d)
+        if moved:
+            os.unlink(lock)
+        return moved
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+_REMOVER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="prune")
+
+
+def prune(root, keep, n=None):
+    """Keep the n (KEEP_TREES) materialized sides used last, and every side a run holds
+    (Repo.hold). A side to go is moved aside (one rename, under its lock) and removed in a thread
+    of this process, beside the rest of the run: a tree of 4,000 files took up to 0.4 s of a
+    one-header commit's critical path. A run that ends first waits for it; one killed meanwhile
+    leaves the aside folder, which the next prune removes. A new side usually takes over the one
+    to go instead (materialize)."""
+    for name in os.listdir(root):
+        if ".stale." in name:
+            _REMOVER.submit(shutil.rmtree, os.path.join(root, name), True)
+    for d in _prunable(root, keep=(keep,), n=n):
+        aside = _locked_rename(d, move_aside)
+        if aside:
+            _REMOVER.submit(shutil.rmtree, aside, True)
 
 
 def default_sides(repo):

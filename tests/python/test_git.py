@@ -220,3 +220,68 @@ def test_prune_keeps_the_newest_and_the_held(tmp_path):
     finally:
         os.close(held)
     assert sorted(os.listdir(root)) == ["git-0", "git-0.lock", "git-1", "git-4", "git-5"]
+
+
+@NEEDS_GIT
+def test_a_new_side_takes_over_the_side_prune_would_remove(repo, monkeypatch):
+    """With the cache full, a new side is the oldest side renamed, its build directory kept, and
+    only the files that differ written: the same files as a side written whole. A side a run
+    holds is not taken, nor one with many more files to write than a copy of the base."""
+    monkeypatch.setattr(ug, "KEEP_TREES", 2)
+    r = ug.Repo(str(repo))
+    a = r.side("HEAD^")
+    ad = r.materialize(a)
+    write(ad, "obj-x86/usr/include/linux/a.h", "installed\n")     # what headers_install leaves
+    os.utime(ad, (1000, 1000))                                    # the oldest by use
+    b = r.side("HEAD")
+    bd = r.materialize(b, base=a)                                 # two sides: nothing to take
+    assert os.path.isdir(ad) and "obj-x86" in os.listdir(bd)
+    os.utime(ad, (1000, 1000))
+    write(repo, "include/uapi/linux/new.h", "struct n;\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "more")
+    c = r.side("HEAD")
+    r.release_except({b.key})                                     # as a run does once on to c
+
+    class Steps:
+        lines = []
+
+        def step(self, line):
+            self.lines.append(line)
+    steps = Steps()
+    cd = r.materialize(c, progress=steps, base=b)
+    assert not os.path.exists(ad) and not os.path.exists(ad + ".lock")   # taken, not copied
+    assert f"over {os.path.basename(ad)}, taken over" in steps.lines[0] and steps.lines[0].startswith("  HEAD (")
+    assert os.path.isdir(bd)                                       # the base is left alone
+    with open(os.path.join(cd, "obj-x86/usr/include/linux/a.h")) as f:
+        assert f.read() == "installed\n"                           # its build directory came along
+    files = lambda d: sorted(os.path.relpath(os.path.join(dp, f), d) for dp, _, fs in os.walk(d)
+                             for f in fs if "obj-" not in dp)
+    whole = ug.Repo(str(repo)).materialize(ug.Repo(str(repo)).side("HEAD"), full=True)
+    assert whole == cd and files(cd) == sorted([".complete", ".entries"] + [
+        p for p in list(FILES) + ["include/uapi/linux/new.h"] if ug.needed(p)])
+    with open(os.path.join(cd, "include/uapi/linux/a.h")) as f:
+        assert f.read() == "struct a { int x; int y; };\n"          # HEAD's, not HEAD^'s
+
+    # A held side stays; so does one with more files to write than the slack allows.
+    import fcntl
+    for held, slack in ((True, 100), (False, -1)):
+        write(repo, "include/uapi/linux/new.h", f"struct n{held}{slack};\n")
+        git(repo, "commit", "-q", "-am", "again")
+        old = [d for d in os.listdir(os.path.dirname(cd)) if d.startswith("git-") and "." not in d]
+        for d in old:
+            os.utime(os.path.join(os.path.dirname(cd), d), (1000, 1000))
+        base = r.side("HEAD^")
+        r.materialize(base)
+        r.release_except({base.key})
+        victim = next(os.path.join(os.path.dirname(cd), d) for d in old if d != base.key)
+        monkeypatch.setattr(ug, "RECYCLE_SLACK", slack)
+        fd = os.open(victim + ".lock", os.O_RDWR | os.O_CREAT)
+        if held:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+        steps.lines.clear()
+        try:
+            r.materialize(r.side("HEAD"), progress=steps, base=base)
+        finally:
+            os.close(fd)
+        assert "a copy of HEAD^" in steps.lines[0], steps.lines
