@@ -3,7 +3,9 @@
 (tests/git/make-repo: the files headers_install reads, then patches/linux-6.12 applied by git am).
 
   1. --each-commit over the series: every commit passes, each against its parent, and the later
-     commits reuse the per-header results of the earlier ones;
+     commits reuse the per-header results of the earlier ones, and the tip's installed headers
+     (its side took over an older side's tree, its unchanged headers are links to its parent's)
+     are those `make headers_install` gives on a plain export of it;
   2. a planted branch (a comment, a commit that swaps two members, a comment): it fails, and the
      first bad commit named is the planted one; the offsets the report gives for the moved members
      are those gcc's offsetof gives in each revision's installed headers;
@@ -81,6 +83,10 @@ def reuse(report):
             sum(1 for c in report["steps"]["trees"]["headers_install_cached"].values() if c))
 
 
+def installed(include):
+    return [os.path.join(dp, f) for dp, _, fs in os.walk(include) for f in fs]
+
+
 def offsetof(include, struct, member):
     src = f"#include <stddef.h>\n#include <linux/uinput.h>\nint x = offsetof(struct {struct}, {member});\n"
     p = run(["gcc", "-I", include, "-x", "c", "-S", "-o", "-", "-"], input=src)
@@ -149,6 +155,22 @@ def steps(work, repo):
         later.append(reuse(rep))
     ok(all(u[0] >= 0.95 * u[1] for u in later[1:]),
        f"commits 2..12 reuse at least 95% of the per-header results ({[u[0] for u in later]})")
+    # The last commits' sides took over older sides' trees and linked their parents' headers
+    # (git.py, trees.py): the tip's headers are those make installs from a plain export of it.
+    if rows:
+        fresh = os.path.join(work, "export")
+        os.makedirs(fresh)
+        subprocess.run(f"git -C {repo} archive main | tar -x -C {fresh}", shell=True, check=True)
+        plain = os.path.join(work, "export-install")
+        p = run(["make", "-s", "-C", fresh, f"O={fresh}/obj", "ARCH=x86_64", f"INSTALL_HDR_PATH={plain}",
+                 "headers_install"])
+        tip = os.path.join(out, os.path.dirname(rows[-1]["report"]), "include", "after")
+        d = run(["diff", "-r", os.path.join(plain, "include"), tip])
+        ok(p.returncode == 0 and d.returncode == 0 and d.stdout == "",
+           f"the tip's installed headers are a plain install's {p.stderr.strip()[-200:]}{d.stdout[:300]}")
+        linked = [f for f in installed(tip) if os.stat(f).st_nlink > 2]
+        ok(len(linked) >= 0.9 * len(installed(tip)),
+           f"{len(linked)} of {len(installed(tip))} tip headers are shared with an earlier install")
 
     # 2. A planted branch: the middle commit moves members.
     git(repo, "checkout", "-q", "-b", "planted", "main")

@@ -114,26 +114,27 @@ def headers_cache(key, arch):
     return os.path.join(cache_dir(), "headers", f"{key}@{arch.kernel}")
 
 
-def headers_install(tree, key, jobs, work, arch=None, build_in_tree=False):
+def headers_install(tree, key, jobs, work, arch=None, build_in_tree=False, like=None):
     """`make headers_install ARCH=...` out of tree; cached by key and architecture (key None: not
     cacheable). Returns the installed include directory, and whether it came from the cache.
     With build_in_tree, the build directory is TREE/obj-ARCH and is kept: make's paths are then
     relative (srctree is ..), so a copy of the tree with a few files changed (git.py) installs
-    again only those."""
+    again only those. With like (another install's include directory, a cache entry), the files
+    that are the same bytes as like's are hard links to them (_install)."""
     arch = arch or ARCHES[DEFAULT_ARCH]
     # A build directory inside the tree (a git side in the shared cache) takes one make at a time:
     # a second run on the same side waits, then finds the install cached.
     lock = file_lock(os.path.join(tree, f".obj-{arch.kernel}.lock")) if build_in_tree \
         else contextlib.nullcontext()
     with lock:
-        return _headers_install(tree, key, jobs, work, arch, build_in_tree)
+        return _headers_install(tree, key, jobs, work, arch, build_in_tree, like)
 
 
 def _complete(dest):
     return os.path.isfile(os.path.join(dest, ".complete"))
 
 
-def _headers_install(tree, key, jobs, work, arch, build_in_tree):
+def _headers_install(tree, key, jobs, work, arch, build_in_tree, like):
     if key:
         dest = headers_cache(key, arch)
         if _complete(dest):
@@ -147,9 +148,7 @@ def _headers_install(tree, key, jobs, work, arch, build_in_tree):
     tmp = tempfile.mkdtemp(prefix=os.path.basename(dest) + ".tmp.", dir=os.path.dirname(dest))
     obj = os.path.join(tree, f"obj-{arch.kernel}") if build_in_tree else f"{os.path.abspath(tmp)}/obj"
     try:
-        run_or_die(["make", "-s", "-C", tree, f"O={obj}", f"ARCH={arch.kernel}",
-                    f"INSTALL_HDR_PATH={os.path.abspath(tmp)}", f"-j{jobs}", "headers_install"],
-                   f"make headers_install ARCH={arch.kernel} in {tree}")
+        _install(tree, obj, jobs, arch, os.path.abspath(tmp), like)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -165,6 +164,36 @@ def _headers_install(tree, key, jobs, work, arch, build_in_tree):
         shutil.rmtree(dest, ignore_errors=True)
         os.rename(tmp, dest)
     return os.path.join(dest, "include"), False
+
+
+# The last step of the kernel's headers_install (top Makefile, 5.3 and later): the headers `make
+# headers` made under usr/include, copied to INSTALL_HDR_PATH.
+KERNEL_RSYNC = ["rsync", "-mrl", "--include=*/", "--include=*\\.h", "--exclude=*"]
+KERNEL_RSYNC_TEXT = "rsync -mrl --include='*/' --include='*\\.h' --exclude='*'"
+
+
+def _install(tree, obj, jobs, arch, dest, like):
+    """make headers_install into dest. With like, when the tree's Makefile installs with the rsync
+    above: `make headers`, then that rsync with --checksum --link-dest=like's install, so that
+    each header of the same bytes is a hard link to like's (a cache entry, never written in
+    place) instead of a new file. A one-header commit's install then makes one file, not a
+    thousand."""
+    make = ["make", "-s", "-C", tree, f"O={obj}", f"ARCH={arch.kernel}", f"-j{jobs}"]
+    what = f"make headers_install ARCH={arch.kernel} in {tree}"
+    if not like or not _installs_by_rsync(tree):
+        run_or_die(make + [f"INSTALL_HDR_PATH={dest}", "headers_install"], what)
+        return
+    run_or_die(make + ["headers"], what)
+    run_or_die(KERNEL_RSYNC + ["--checksum", f"--link-dest={os.path.dirname(os.path.abspath(like))}",
+                               "usr/include", dest + "/"], what, cwd=obj)
+
+
+def _installs_by_rsync(tree):
+    try:
+        with open(os.path.join(tree, "Makefile"), errors="replace") as f:
+            return KERNEL_RSYNC_TEXT in f.read()
+    except OSError:
+        return False
 
 
 def copy_headers(src, out, name, keep=()):
@@ -383,9 +412,9 @@ def step_trees(opts, progress):
     else:
         revs, series = revisions(opts, progress)
 
-    def install(rev):
+    def install(rev, like=None):
         return headers_install(revs[rev].tree, None if opts.full else revs[rev].key,
-                               max(1, opts.jobs // 2), opts.work, opts.arch, revs[rev].build_in_tree)
+                               max(1, opts.jobs // 2), opts.work, opts.arch, revs[rev].build_in_tree, like)
 
     def install_over(rev, base):
         """The after side's install, from a copy of the before side's build directory."""
@@ -409,6 +438,11 @@ def step_trees(opts, progress):
         results = [headers_install(revs["before"].tree, None if opts.full else revs["before"].key, opts.jobs,
                                    opts.work, opts.arch, True)]
         results.append(install_over("after", revs["after"].base))
+    elif git_sides and not opts.full and installed(revs["before"].key, opts.arch):
+        # A commit against its parent, whose install is cached: the after side's headers that
+        # did not change are hard links to the parent's.
+        results = [install("before")]
+        results.append(install("after", like=results[0][0]))
     else:
         results = parallel(2, install, list(REVS))
     for i, (rev, (inc, cached)) in enumerate(zip(REVS, results)):
