@@ -2,6 +2,7 @@
 description of that set. Everything that selects part of a tree is made from PARTS:
 
   - needed(path): git.py's test of which paths of a commit are written out (--git);
+  - pathspecs(): the same as git pathspecs, for the working tree's git status and ls-files;
   - tar_args(): scripts/kernel-tree --headers's tar options and member patterns, which extract
     the same part of a Debian linux-source tarball (the script runs this file: `--tar-args`);
   - tar_takes(path): what those patterns take, in tar's terms, for tests/partial-tree.py.
@@ -54,6 +55,13 @@ _TAR = re.compile("|".join("(?:" + _glob(TAR_WIDER.get(g, g)) + ")(?:/.*)?" for 
 def needed(path):
     """Is this file of a kernel tree (a path from its top) read by headers_install or the header test?"""
     return bool(_NEEDED.fullmatch(path))
+
+
+def pathspecs():
+    """git pathspecs of the same parts, so that git lists (and walks) nothing else. Glob magic:
+    `*` never matches a `/`, as in needed(); a DIR's `/**` takes everything under it; top: from
+    the top of the working tree, wherever git runs."""
+    return [f":(top,glob){g}/**" if kind == DIR else f":(top,glob){g}" for g, kind in PARTS]
 
 
 def tar_takes(path):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from .config import cache_dir
-from .fileset import needed
+from .fileset import needed, pathspecs
 from .util import Fatal, move_aside, publish_dir
 
 WORKTREE = "(working tree)"
@@ -109,7 +109,8 @@ class Repo:
     def worktree_entries(self):
         """The needed files as the working tree has them: tracked ones (a deleted one is gone)
         and untracked ones that are not ignored, each with the blob id git add would give it."""
-        out = self.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        out = self.git("ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard", "--",
+                       *pathspecs())
         paths = sorted({p for p in out.decode(errors="surrogateescape").split("\0") if p and needed(p)})
         regular, links = [], []
         for p in paths:
@@ -135,6 +136,14 @@ class Repo:
             oid = self.git("hash-object", "--stdin", input=target.encode(errors="surrogateescape")).decode().strip()
             entries.append(Entry("120000", oid, p))
         return sorted(entries, key=lambda e: e.path)
+
+    def touched(self):
+        """Whether git status lists a needed file: changed against HEAD (staged or not), or
+        untracked and not ignored. A file it lists may still have HEAD's bytes (changed, then
+        changed back in the index only): the working tree's key decides then."""
+        out = self.git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
+                       "--ignore-submodules", "--", *pathspecs())
+        return any(needed(rec[3:].decode(errors="surrogateescape")) for rec in out.split(b"\0") if rec)
 
     def side(self, ref):
         """The Side for a ref, or for the working tree (ref None)."""
@@ -380,11 +389,13 @@ def prune(root, keep, n=None):
 
 def default_sides(repo):
     """check-uapi.sh's defaults: the working tree against HEAD when the needed files differ
-    from HEAD's (dirty), else HEAD against HEAD^."""
+    from HEAD's (dirty), else HEAD against HEAD^. When git status lists none of the needed
+    files, they are HEAD's, and the working tree's are not hashed (0.1 s of a kernel's 2,300)."""
     head = repo.side("HEAD")
-    work = repo.side(None)
-    if work.key != head.key:
-        return head, work
+    if repo.touched():
+        work = repo.side(None)
+        if work.key != head.key:
+            return head, work
     return repo.side("HEAD^"), head
 
 

@@ -108,6 +108,48 @@ def test_defaults(repo):
 
 
 @NEEDS_GIT
+def test_pathspecs_list_what_needed_takes(repo):
+    """git ls-files with fileset.pathspecs() (from the top, wherever git runs) lists the needed
+    paths and no others, tracked and untracked."""
+    more = ["arch/x86/include/uapi/asm/deep/x.h", "arch/x86/Makefile_32.cpu", "arch/arm64/tools/gen",
+            "arch/x86/kernel/Makefile.syscalls", "arch/x86/kernel/Makefile", "arch/x86/entry/syscalls/a.tbl",
+            "scripts/a/b/c.sh", "usrx/file", "include/uapix/y.h", "tools/include/uapi/z.h",
+            "tools/lib/bpf/x.c", "Makefile.old", "sub/Makefile"]
+    for i, rel in enumerate(more):
+        write(repo, rel, f"{i}\n")
+    git(repo, "add", *more[::2])                                   # half tracked, half not
+    every = git(repo, "ls-files", "-z", "--cached", "--others").split("\0")
+    for where in (repo, repo / "arch"):
+        r = ug.Repo(str(where))
+        listed = [e.path for e in r.worktree_entries()]
+        assert listed == sorted(p for p in every if p and ug.needed(p)) and "arch/x86/kernel/Makefile" not in listed
+        assert "arch/x86/include/uapi/asm/deep/x.h" in listed and "arch/x86/kernel/Makefile.syscalls" in listed
+
+
+@NEEDS_GIT
+def test_default_sides_hash_the_working_tree_only_when_git_status_lists_a_needed_file(repo, monkeypatch):
+    r = ug.Repo(str(repo))
+    hashed = []
+    real = ug.Repo.worktree_entries
+    monkeypatch.setattr(ug.Repo, "worktree_entries", lambda self: hashed.append(1) or real(self))
+    write(repo, "kernel/new.c", "int x;\n")                       # untracked, not needed
+    write(repo, "kernel/sched/core.c", "int main2;\n")            # changed, not needed
+    write(repo, ".gitignore", "*.tmp\n")
+    write(repo, "include/uapi/linux/x.tmp", "ignored\n")            # needed, but ignored
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-q", "-m", "ignore")
+    assert [s.ref for s in ug.sides(r, None, None)] == ["HEAD^", "HEAD"] and hashed == []
+    write(repo, "include/uapi/linux/new.h", "struct n;\n")          # untracked and needed: dirty
+    old, new = ug.sides(r, None, None)
+    assert (old.ref, new.commit, len(hashed)) == ("HEAD", None, 1)
+    os.unlink(os.path.join(repo, "include/uapi/linux/new.h"))
+    write(repo, "include/uapi/linux/a.h", "struct a { char c; };\n")  # staged, then changed back:
+    git(repo, "add", "include/uapi/linux/a.h")
+    write(repo, "include/uapi/linux/a.h", "struct a { int x; int y; };\n")   # listed, HEAD's bytes
+    assert [s.ref for s in ug.sides(r, None, None)] == ["HEAD^", "HEAD"] and len(hashed) == 2
+
+
+@NEEDS_GIT
 def test_materialize_commit_and_worktree(repo):
     r = ug.Repo(str(repo))
     side = r.side("HEAD^")
