@@ -28,7 +28,7 @@ WORKTREE = "(working tree)"
 
 KEY_VERSION = "uapi-git-1"
 KEEP_TREES = 8      # materialized sides kept in the cache (the newest by use)
-RECYCLE_SLACK = 100     # files a side taken over may need written beyond a copy of the base
+TAKEOVER_SLACK = 100     # files a side taken over may need written beyond a copy of the base
 
 
 @dataclass(frozen=True)
@@ -296,7 +296,7 @@ def read_entries(tree):
 def _start(tmp, root, side, base):
     """Fill the empty folder tmp with a side written out before, for materialize to write only
     the files that differ: one that prune would remove once this side is in, taken over by one
-    rename (of those, the one with the fewest files to write, and no more than RECYCLE_SLACK
+    rename (of those, the one with the fewest files to write, and no more than TAKEOVER_SLACK
     beyond base), or else a copy of base. Returns its entries ({path: Entry}) and what it was,
     or (None, None).
 
@@ -309,7 +309,7 @@ def _start(tmp, root, side, base):
         return sum(1 for p in old.keys() | want.keys() if old.get(p) != want.get(p))
 
     base_old = None if base is None or not base.tree else read_entries(base.tree)
-    limit = None if base_old is None else differ(base_old) + RECYCLE_SLACK
+    limit = None if base_old is None else differ(base_old) + TAKEOVER_SLACK
     candidates = []
     for d in _prunable(root, keep=(os.path.join(root, side.key),)):
         if base is not None and d == base.tree:
@@ -390,7 +390,7 @@ def prune(root, keep, n=None):
 def default_sides(repo):
     """check-uapi.sh's defaults: the working tree against HEAD when the needed files differ
     from HEAD's (dirty), else HEAD against HEAD^. When git status lists none of the needed
-    files, they are HEAD's, and the working tree's are not hashed (0.1 s of a kernel's 2,300)."""
+    files, they are HEAD's, and the working tree's 2,300 are not hashed (0.1 s or more)."""
     head = repo.side("HEAD")
     if repo.touched():
         work = repo.side(None)

@@ -317,7 +317,7 @@ def test_a_new_side_takes_over_the_side_prune_would_remove(repo, monkeypatch):
         r.materialize(base)
         r.release_except({base.key})
         victim = next(os.path.join(os.path.dirname(cd), d) for d in old if d != base.key)
-        monkeypatch.setattr(ug, "RECYCLE_SLACK", slack)
+        monkeypatch.setattr(ug, "TAKEOVER_SLACK", slack)
         fd = os.open(victim + ".lock", os.O_RDWR | os.O_CREAT)
         if held:
             fcntl.flock(fd, fcntl.LOCK_SH)
