@@ -21,6 +21,7 @@ Usage: git-mode.py   (needs scripts/install-deps main src-6.12; about 5 minutes 
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -160,7 +161,8 @@ def steps(work, repo):
     if rows:
         fresh = os.path.join(work, "export")
         os.makedirs(fresh)
-        subprocess.run(f"git -C {repo} archive main | tar -x -C {fresh}", shell=True, check=True)
+        subprocess.run(f"git -C {shlex.quote(repo)} archive main | tar -x -C {shlex.quote(fresh)}", shell=True,
+                       check=True)
         plain = os.path.join(work, "export-install")
         p = run(["make", "-s", "-C", fresh, f"O={fresh}/obj", "ARCH=x86_64", f"INSTALL_HDR_PATH={plain}",
                  "headers_install"])
@@ -168,6 +170,7 @@ def steps(work, repo):
         d = run(["diff", "-r", os.path.join(plain, "include"), tip])
         ok(p.returncode == 0 and d.returncode == 0 and d.stdout == "",
            f"the tip's installed headers are a plain install's {p.stderr.strip()[-200:]}{d.stdout[:300]}")
+        # Two links are the cache's install and this commit's out dir; a third is an earlier install.
         linked = [f for f in installed(tip) if os.stat(f).st_nlink > 2]
         ok(len(linked) >= 0.9 * len(installed(tip)),
            f"{len(linked)} of {len(installed(tip))} tip headers are shared with an earlier install")
