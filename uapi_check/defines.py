@@ -32,7 +32,7 @@ import zlib
 
 from . import constants, units
 from .config import UNIT_FLAGS, cache_dir
-from .util import Fatal, object_key, publish_dir, replaceable, run, write_atomic
+from .util import Fatal, by_stat, object_key, publish_dir, replaceable, run, write_atomic
 
 _LOCKS = {}
 _LOCKS_LOCK = threading.Lock()
@@ -207,26 +207,20 @@ def _spelling_headers(names, include, unit_headers, taken):
     return sorted(found)
 
 
-_TEXTS = {}   # path -> ((size, mtime, inode), text): a cold run asks for a unit's 930 headers 8 times
+_TEXTS = {}   # path -> (stamp, text): a cold run asks for a unit's 930 headers 8 times (util.by_stat)
+
+
+def _read_text(path):
+    with open(path, errors="replace") as f:
+        return f.read()
 
 
 def _header_text(path):
     """A header's text (None when unreadable), read again only when its stat changes."""
     try:
-        st = os.stat(path)
+        return by_stat(_TEXTS, path, _read_text)
     except OSError:
         return None
-    stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
-    hit = _TEXTS.get(path)
-    if hit and hit[0] == stamp:
-        return hit[1]
-    try:
-        with open(path, errors="replace") as f:
-            text = f.read()
-    except OSError:
-        return None
-    _TEXTS[path] = (stamp, text)
-    return text
 
 
 def _compile(compiler, flags, lang, kept, headers, rel_inc, out, tmp):

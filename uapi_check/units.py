@@ -13,7 +13,7 @@ from .config import DEBUG_FLAGS, LANG_NAME, LANGS, REVS, UNIT_FLAGS, cache_dir, 
 from .headers import dir_digest, first_error, parse_deps, relative_deps, reusable
 from .matrix import base_matrix
 from .model import AlonePair, AloneUnit, Collision, ExtraUnits, Unit, UnitCoverage, all_unit_keys
-from .util import Fatal, copy_atomic, parallel, run, write_atomic
+from .util import Fatal, by_stat, copy_atomic, parallel, run, write_atomic
 
 
 def unit_command(compiler, lang, unit, obj, rel_inc, out):
@@ -209,19 +209,16 @@ def _alone_cache(ident, lang, header, rel_inc):
     return os.path.join(cache_dir(), "alone", h.hexdigest()[:24])
 
 
-_DIGESTS = {}   # path -> ((size, mtime, inode), sha256 of its bytes): a unit's groups share most files
+_DIGESTS = {}   # path -> (stamp, sha256 of its bytes): a unit's groups share most files (util.by_stat)
+
+
+def _digest(path):
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).digest()
 
 
 def _file_digest(path):
-    st = os.stat(path)
-    stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
-    hit = _DIGESTS.get(path)
-    if hit and hit[0] == stamp:
-        return hit[1]
-    with open(path, "rb") as fh:
-        digest = hashlib.sha256(fh.read()).digest()
-    _DIGESTS[path] = (stamp, digest)
-    return digest
+    return by_stat(_DIGESTS, path, _digest)
 
 
 def _content_key(files, inc):

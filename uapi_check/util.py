@@ -261,7 +261,27 @@ def parallel(jobs, fn, items, progress=None, what=""):
     return results
 
 
-_READ = {}   # (path, size, mtime, inode) -> sha256 of the file's bytes, not yet finalised
+def by_stat(memo, path, compute):
+    """compute(path), remembered in memo ({path: (stamp, value)}) while the file's size, time
+    and inode stay the same. OSError from os.stat or compute passes through."""
+    st = os.stat(path)
+    stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+    hit = memo.get(path)
+    if hit and hit[0] == stamp:
+        return hit[1]
+    value = compute(path)
+    memo[path] = (stamp, value)
+    return value
+
+
+def _sha256_state(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        h.update(f.read())
+    return h
+
+
+_READ = {}   # path -> (stamp, sha256 of the file's bytes, not yet finalised): by_stat
 
 
 def object_key(obj, *parts):
@@ -269,14 +289,7 @@ def object_key(obj, *parts):
     compiler's version, flags, a format tag): the object is a deterministic function of its
     headers, compiler and flags. The object's bytes are hashed once per process while its stat
     is the same: the ioctl and constants steps key the same units (2 to 5 MB each)."""
-    st = os.stat(obj)
-    stamp = (os.path.abspath(obj), st.st_size, st.st_mtime_ns, st.st_ino)
-    read = _READ.get(stamp)
-    if read is None:
-        read = hashlib.sha256()
-        with open(obj, "rb") as f:
-            read.update(f.read())
-        _READ[stamp] = read
+    read = by_stat(_READ, os.path.abspath(obj), _sha256_state)
     h = read.copy()
     h.update("\0".join(parts).encode())
     return h.hexdigest()[:20]
