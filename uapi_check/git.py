@@ -171,14 +171,13 @@ class Repo:
         tmp = tempfile.mkdtemp(prefix=side.key + ".tmp.", dir=root)
         entries = side.entries
         try:
-            old, how = (None, None) if full else _start(tmp, root, side, base)
-            if old is None:
-                old, how = {}, f"{len(entries)} files written out"
+            old, start = (None, None) if full else _start(tmp, root, side, base)
+            old = old or {}
             now = {e.path: e for e in entries}
             for path in set(old) - set(now):
                 os.unlink(os.path.join(tmp, path))
             write = [e for e in entries if old.get(e.path) != e]
-            how = f"{len(write)} files written over {how}" if old else how
+            how = f"{len(write)} files written " + (f"over {start}" if start else "out")
             for e in write:
                 p = os.path.join(tmp, e.path)
                 if os.path.lexists(p):
