@@ -5,7 +5,9 @@
   1. --each-commit over the series: every commit passes, each against its parent, and the later
      commits reuse the per-header results of the earlier ones, and the tip's installed headers
      (its side took over an older side's tree, its unchanged headers are links to its parent's)
-     are those `make headers_install` gives on a plain export of it;
+     are those `make headers_install` gives on a plain export of it; then a commit that appends a
+     member is for review, and its run's macro scans, reused from its parent's with the lines after the
+     member taken again, are those a new scan of its headers gives;
   2. a planted branch (a comment, a commit that swaps two members, a comment): it fails, and the
      first bad commit named is the planted one; the offsets the report gives for the moved members
      are those gcc's offsetof gives in each revision's installed headers;
@@ -29,6 +31,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, ROOT)
 import agree  # noqa: E402  (tests/agree.py: the five reports and the exit status agree)
 CHECK = os.path.join(ROOT, "uapi-check")
 SERIES = os.path.join(ROOT, "patches", "linux-6.12")
@@ -93,6 +96,32 @@ def offsetof(include, struct, member):
     p = run(["gcc", "-I", include, "-x", "c", "-S", "-o", "-", "-"], input=src)
     m = re.search(r"\.long\s+(\d+)", p.stdout)
     return int(m.group(1)) if m else None
+
+
+def stored_scans():
+    d = os.path.join(os.environ["ABIDIFF_UAPI_CACHE"], "scans")
+    return sorted(os.path.join(u, e) for u in os.listdir(d) for e in os.listdir(os.path.join(d, u))
+                  if e.endswith(".scan.json")) if os.path.isdir(d) else []
+
+
+def scans_reused(out):
+    """The stored scans of the after units (the run's compilers, flags and headers) are found,
+    and each is a new scan's (macros._scan) of the same headers."""
+    from uapi_check import macros, scans
+    from uapi_check.config import UNIT_FLAGS
+    rep = load(os.path.join(out, "report.json"))
+    store = scans.Store(os.environ["ABIDIFF_UAPI_CACHE"], {c["path"]: c for c in rep["compilers"].values()})
+    inc = os.path.join(out, "include", "after")
+    for lang, c in sorted(rep["compilers"].items()):
+        with open(os.path.join(out, "work", f"{lang}-after.{'c' if lang == 'c' else 'cc'}")) as f:
+            headers = re.findall(r"^#include <([^>]+)>$", f.read(), re.M)
+        got = store.load(c["path"], inc, headers, UNIT_FLAGS[lang])
+        new = macros._scan(c["path"], inc, headers, UNIT_FLAGS[lang])
+        fields = ("defs", "function_like", "files", "expansions", "enums", "enum_expansions")
+        ok(got is not None and all(getattr(got, f) == getattr(new, f) for f in fields)
+           and got.defs["UI_END_FF_ERASE"] == new.defs["UI_END_FF_ERASE"],
+           f"{lang}-after: the stored scan, its lines taken again, is a new scan's "
+           f"({len(new.defs)} macros, UI_END_FF_ERASE at {new.defs.get('UI_END_FF_ERASE')})")
 
 
 def subjects():
@@ -174,6 +203,22 @@ def steps(work, repo):
         linked = [f for f in installed(tip) if os.stat(f).st_nlink > 2]
         ok(len(linked) >= 0.9 * len(installed(tip)),
            f"{len(linked)} of {len(installed(tip))} tip headers are shared with an earlier install")
+
+    # A commit that adds a member moves the lines after it and changes no directive: its run
+    # reuses its parent's macro scans (uapi_check/scans.py) with that header's lines taken again.
+    # Each such scan is the preprocessor's: a new scan of the same headers is the same.
+    edit(repo, HEADER, "\t__u32\t\t\teffect_id;\n", "\t__u32\t\t\teffect_id;\n\t__u32\t\t\tadded;\n")
+    git(repo, "commit", "-q", "-am", "uinput: a member")
+    out = os.path.join(work, "member")
+    kept = stored_scans()
+    rc, _, stderr = check("--git", repo, "--out", out)
+    text = open(os.path.join(out, "report.txt")).read() if rc in (0, 1) else ""
+    ok(rc == 0 and "struct uinput_ff_erase: size: 12 -> 16 bytes [tail-growth]" in text,
+       f"a member appended to uinput_ff_erase is for review (tail growth) (exit {rc}) {stderr.strip()[-200:]}")
+    ok(kept and stored_scans() == kept, f"it made no new scan: the cache keeps the same {len(kept)}")
+    if rc in (0, 1):
+        scans_reused(out)
+    git(repo, "reset", "-q", "--hard", "HEAD^")
 
     # 2. A planted branch: the middle commit moves members.
     git(repo, "checkout", "-q", "-b", "planted", "main")

@@ -52,18 +52,19 @@ from .arch import DEFAULT as DEFAULT_ARCH, compat_pair, lookup as lookup_arch, n
 from .ci import locate, write_ci_reports
 from .compat import run_compat
 from .compat_report import terminal_summary as compat_summary, write_reports as write_compat_reports
-from .config import KNOWN_KERNELS, OUT, ROOT, UNIT_FLAGS, add_flags
+from .config import KNOWN_KERNELS, OUT, ROOT, UNIT_FLAGS, add_flags, cache_dir
 from .env import check_environment, ensure_tool
 from .git import Repo, describe as describe_git
 from .defines import step_constants
 from .headers import step_headers
 from .html import render_html
 from .layouts import start_layouts, step_layouts
-from .macros import prefetch
+from .macros import prefetch, use_store
 from .judge import evaluate_checks
 from .matrix import comparison_coverage, step_compare
 from .model import Options, Report
 from .requests import start_requests, step_requests
+from .scans import Store
 from .show import run as run_show
 from .render import render_text, size_differences, summary_rows, terminal_summary
 from .trees import header_changes, step_trees
@@ -211,9 +212,12 @@ def describe_run(opts, trees):
     return f"linux-source-{opts.kernel} with {trees.series.dir} ({len(trees.series.patches)} patches){arch}"
 
 
-def scan_beside(compilers, trees):
+def scan_beside(opts, compilers, trees):
     """step_units' hook: a unit's macro scan, which steps 3c and 4b read, starts beside its
-    compile (macros.prefetch)."""
+    compile (macros.prefetch). Scans are kept in the cache and reused by a later run whose
+    headers differ in no directive (scans.py), except under --full."""
+    use_store(Store(cache_dir(), {c.path: c.to_json() for c in compilers.values()}, read=not opts.full))
+
     def start(lang, rev, included):
         prefetch(compilers[lang].path, trees.revisions[rev].include, included, UNIT_FLAGS[lang])
     return start
@@ -227,7 +231,7 @@ def check(opts, progress, started):
     compilers = check_environment(opts)
     trees = step_trees(opts, progress)
     headers = step_headers(opts, compilers, trees, progress)
-    units = step_units(opts, compilers, trees, headers, progress, scan_beside(compilers, trees))
+    units = step_units(opts, compilers, trees, headers, progress, scan_beside(opts, compilers, trees))
     # Step 4b's ioctl units need only the units: built beside steps 3b, 3c and 4 (requests.py).
     requests = start_requests(opts, compilers, trees, units)
     shows = None

@@ -247,6 +247,20 @@ def _assignments(text):
     return out
 
 
+def _assignments_of(data):
+    """_assignments of a header's bytes, once per process and content (under _ASSIGNMENTS_LOCK)."""
+    key = hashlib.sha1(data).digest()
+    if key not in _ASSIGNMENTS:
+        _ASSIGNMENTS[key] = _assignments(data.decode(errors="replace"))
+    return _ASSIGNMENTS[key]
+
+
+def assignments_of(data):
+    """_assignments_of for another module (scans.py), under the lock."""
+    with _ASSIGNMENTS_LOCK:
+        return _assignments_of(data)
+
+
 def _enumerator_candidates(include_dir, files, macros):
     """`NAME = EXPR` lines of the headers (enumerators, as 6.12's binder.h writes its requests:
     `BINDER_WRITE_READ = _IOWR('b', 1, struct binder_write_read),`): {name: (header, line, EXPR)}.
@@ -264,10 +278,7 @@ def _enumerator_candidates(include_dir, files, macros):
                     data = f.read()
             except OSError:
                 continue
-            key = hashlib.sha1(data).digest()
-            if key not in _ASSIGNMENTS:
-                _ASSIGNMENTS[key] = _assignments(data.decode(errors="replace"))
-            for name, line, expr in _ASSIGNMENTS[key]:
+            for name, line, expr in _assignments_of(data):
                 if name not in macros and name not in found:
                     found[name] = (header, line, expr)
     return found
@@ -292,6 +303,15 @@ _SCANS_LOCK = threading.Lock()
 # units, and when each counted as much as a whole UAPI they pushed the four big scans out
 # between the constants step's two calls, which then preprocessed every big unit twice.
 _SCANS_KEPT = 16 * 30_000
+
+
+_STORE = None   # scans.Store: scans kept between runs (use_store)
+
+
+def use_store(store):
+    """Keep scans in store and reuse them from it (scans.Store; None: neither)."""
+    global _STORE
+    _STORE = store
 
 
 def _weight(sc):
@@ -324,7 +344,11 @@ def scan(cc: str, include_dir: str, headers: list[str], flags: list[str]) -> Sca
             with _SCANS_LOCK:
                 _SCANS.move_to_end(key)
             return hit[1]
-        result = _scan(cc, include_dir, headers, flags)
+        result = _STORE.load(cc, include_dir, headers, flags) if _STORE else None
+        if result is None:
+            result = _scan(cc, include_dir, headers, flags)
+            if _STORE:
+                _STORE.save(cc, include_dir, headers, flags, result)
         stamps = _stamps(include_dir, result.files)
         with _SCANS_LOCK:
             if stamps is not None:
