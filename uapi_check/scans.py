@@ -28,6 +28,7 @@ import os
 import re
 
 from . import macros
+from .trees import list_headers
 from .util import write_atomic
 
 _VERSION = "scan-store-1"
@@ -69,13 +70,9 @@ def _define_lines(text):
 
 
 def _listing(include_dir):
-    """A digest of the names of every file under include_dir: a new file could take an include
-    that a system header answered."""
-    names = []
-    for dirpath, _, files in os.walk(include_dir, followlinks=True):
-        rel = os.path.relpath(dirpath, include_dir)
-        names += [os.path.normpath(os.path.join(rel, f)) for f in files]
-    return hashlib.sha256("\0".join(sorted(names)).encode()).hexdigest()[:32]
+    """A digest of the names of the headers under include_dir: a new one could take an include
+    that a system header answered (trees.list_headers: the run wrote the folder and knows them)."""
+    return hashlib.sha256("\0".join(list_headers(include_dir)).encode()).hexdigest()[:32]
 
 
 def _read(path):
