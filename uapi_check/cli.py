@@ -50,8 +50,6 @@ import traceback
 
 from .arch import DEFAULT as DEFAULT_ARCH, compat_pair, lookup as lookup_arch, names as arch_names
 from .ci import locate, write_ci_reports
-from .compat import run_compat
-from .compat_report import terminal_summary as compat_summary, write_reports as write_compat_reports
 from .config import KNOWN_KERNELS, OUT, ROOT, UNIT_FLAGS, add_flags, cache_dir
 from .env import check_environment, ensure_tool
 from .git import Repo, describe as describe_git
@@ -367,7 +365,11 @@ def main_show(opts):
 
 
 def main_compat(opts):
-    """--compat ARCH32 (compat.py): informational, exit 0 when it ran, 2 when it cannot."""
+    """--compat ARCH32 (compat.py): informational, exit 0 when it ran, 2 when it cannot. Its
+    modules are imported here: a check of the default kind, once per commit, does not pay for
+    compiling them."""
+    from .compat import run_compat
+    from .compat_report import terminal_summary as compat_summary, write_reports as write_compat_reports
     progress = Progress(opts.quiet)
 
     def produce():
