@@ -212,9 +212,11 @@ def describe_run(opts, trees):
 
 def scan_beside(opts, compilers, trees):
     """step_units' hook: a unit's macro scan, which steps 3c and 4b read, starts beside its
-    compile (macros.prefetch). Scans are kept in the cache and reused by a later run whose
-    headers differ in no directive (scans.py), except under --full."""
-    use_store(Store(cache_dir(), {c.path: c.to_json() for c in compilers.values()}, read=not opts.full))
+    compile (macros.prefetch). The after side's scans are kept in the cache, and a later run
+    whose headers differ from a kept one in no directive reuses it (scans.py), except under
+    --full."""
+    use_store(Store(cache_dir(), {c.path: c.to_json() for c in compilers.values()}, read=not opts.full,
+                    keep=[trees.revisions["after"].include]))
 
     def start(lang, rev, included):
         prefetch(compilers[lang].path, trees.revisions[rev].include, included, UNIT_FLAGS[lang])

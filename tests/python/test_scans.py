@@ -163,3 +163,27 @@ def test_a_unit_of_one_header_is_not_kept(tree):
     inc, store = tree
     store.save(CC, inc, ["linux/b.h"], FLAGS, macros._scan(CC, inc, ["linux/b.h"], FLAGS))
     assert len(os.listdir(os.path.join(store.root, "scans"))) == 1    # the fixture's unit alone
+
+
+def test_only_the_include_dirs_to_keep_are_kept(tree, tmp_path):
+    inc, store = tree
+    other = str(tmp_path / "other")
+    shutil.copytree(inc, other)
+    write(other, "linux/a.h", A_H.replace("#define A_ONE 1", "#define A_ONE 2"))
+    picky = scans.Store(store.root, store.idents, keep=[inc])
+    picky.save(CC, other, HEADERS, FLAGS, macros._scan(CC, other, HEADERS, FLAGS))
+    [d] = os.listdir(os.path.join(store.root, "scans"))
+    assert len(os.listdir(os.path.join(store.root, "scans", d))) == 2    # the fixture's entry alone
+
+
+def test_a_new_entry_computes_skeletons_only_for_files_no_entry_has(tree, monkeypatch):
+    inc, store = tree
+    write(inc, "linux/a.h", A_H.replace("#define A_ONE 1", "#define A_ONE 2"))
+    seen = []
+    real = scans.skeleton_digest
+    monkeypatch.setattr(scans, "skeleton_digest", lambda text: seen.append(text) or real(text))
+    store.save(CC, inc, HEADERS, FLAGS, macros._scan(CC, inc, HEADERS, FLAGS))
+    assert len(seen) == 1 and "A_ONE 2" in seen[0]      # b.h's came from the fixture's entry
+    write(inc, "linux/a.h", A_H.replace("#define A_ONE 1", "#define A_ONE 2").replace("\tint x;\n", "\tint x;\n\tint y;\n"))
+    got = store.load(CC, inc, HEADERS, FLAGS)
+    assert got is not None and fields(got) == fields(macros._scan(CC, inc, HEADERS, FLAGS))
