@@ -398,6 +398,7 @@ def run_check(opts, progress):
             report = check(opts, progress, started)
             locate(report)      # report.sarif's kernel-tree locations, read while the trees are here
         finally:
+            use_store(None)     # this run's cache: no later scan in the process uses it
             for t in ("tree-after", "tree-before"):
                 shutil.rmtree(os.path.join(opts.work, t), ignore_errors=True)
         write_atomic(os.path.join(opts.out, "report.json"), json.dumps(report.to_json(), indent=1) + "\n")

@@ -10,7 +10,8 @@ compiler decides what they are.
                        lines (enumerator candidates) expanded too, with _IOC and
                        _IOC_TYPECHECK redefined to markers; remembered per process and checked
                        against the bytes of the headers it read, so the ioctl and constants
-                       steps pay for one -dD pass and one probe pass per unit between them
+                       steps pay for one -dD pass and one probe pass per unit between them;
+                       and, with use_store, kept between runs (scans.py)
   _preprocess          one preprocessing pass over a unit of #include lines (and probe lines)
   _macro_definitions   {name: (header, line)} of the object-like macros defined under the
                        include dir, from -dD output, and the headers the unit reads

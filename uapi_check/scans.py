@@ -12,7 +12,7 @@ headers it includes) with what each file it read looked like:
     # \\ / * " ' ? % or __COUNTER__ in it, and each line after one that ends with a backslash),
   its enumerator candidates (macros._assignments: NAME and EXPR, not lines).
 
-Another run of the same unit reuses the stored scan when the include dir holds the same file
+Another run of the same unit reuses the stored scan when the include dir holds the same header
 names and every file the scan read has the same bytes, or the same skeleton and the same
 candidates. Lines a changed file's text did not keep in its skeleton hold no directive and start
 no comment: the preprocessor defines the same macros from it, with the same expansions. Only
@@ -127,8 +127,8 @@ class Store:
                 got = self._reuse(d, e[:-len(".files.json")], include_dir, meta, now, changed)
                 if got is not None:
                     return got
-        except (OSError, ValueError, KeyError, TypeError, IndexError):
-            return None
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+            return None     # an entry another version or a crash left: a new scan
         return None
 
     @staticmethod
@@ -224,7 +224,8 @@ class Store:
                         v = sc.defs.get(name)
                         if v and v[0] == rel and v[1] != at[0]:
                             dup[name] = at.index(v[1]) if v[1] in at else -1
-            key = hashlib.sha256(json.dumps([_listing(include_dir), sorted((r, v[0]) for r, v in files.items())])
+            listing = _listing(include_dir)
+            key = hashlib.sha256(json.dumps([listing, sorted((r, v[0]) for r, v in files.items())])
                                  .encode()).hexdigest()[:24]
             data = {"defs": sc.defs, "function_like": sc.function_like, "files": sc.files,
                     "expansions": sc.expansions, "enums": sc.enums, "enum_expansions": sc.enum_expansions,
@@ -232,7 +233,7 @@ class Store:
             # The scan first: an entry is listed by its .files.json.
             write_atomic(os.path.join(d, key + ".scan.json"), json.dumps(data, separators=(",", ":")))
             write_atomic(os.path.join(d, key + ".files.json"),
-                         json.dumps({"listing": _listing(include_dir), "files": files}))
+                         json.dumps({"listing": listing, "files": files}))
             _prune(d)
         except OSError:
             pass

@@ -187,3 +187,19 @@ def test_a_new_entry_computes_skeletons_only_for_files_no_entry_has(tree, monkey
     write(inc, "linux/a.h", A_H.replace("#define A_ONE 1", "#define A_ONE 2").replace("\tint x;\n", "\tint x;\n\tint y;\n"))
     got = store.load(CC, inc, HEADERS, FLAGS)
     assert got is not None and fields(got) == fields(macros._scan(CC, inc, HEADERS, FLAGS))
+
+
+@pytest.mark.parametrize("field, value", [("dup", [1]), ("defs", []), ("enums", {"A_E1": 3})])
+def test_an_entry_of_another_shape_is_not_read(tree, field, value):
+    inc, store = tree
+    [d] = os.listdir(os.path.join(store.root, "scans"))
+    folder = os.path.join(store.root, "scans", d)
+    for name in os.listdir(folder):
+        if name.endswith(".scan.json"):
+            with open(os.path.join(folder, name)) as f:
+                entry = json.load(f)
+            entry[field] = value
+            with open(os.path.join(folder, name), "w") as f:
+                json.dump(entry, f)
+    write(inc, "linux/a.h", A_H.replace("\tint x;\n", "\tint x;\n\tint z;\n"))
+    assert store.load(CC, inc, HEADERS, FLAGS) is None
