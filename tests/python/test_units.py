@@ -196,6 +196,31 @@ def test_seeded_unit_equals_the_rounds_and_still_finds_new_collisions(tmp_path, 
 
 
 @NEEDS_GCC
+def test_the_macro_scan_starts_with_the_headers_the_unit_keeps(tmp_path):
+    """compiling (the driver's scan) hears of the headers the unit ends with: not those of a
+    first compile that collides (a scan of them is wasted), and early for a seeded unit."""
+    out = tmp_path / "out"
+    inc = out / "include" / "after"
+    files = {"linux/a.h": "struct a { int x; };\n", "linux/b.h": "struct a { long y; };\n",
+             "linux/c.h": "struct c { char q; };\n"}
+    for rel, text in files.items():
+        (inc / rel).parent.mkdir(parents=True, exist_ok=True)
+        (inc / rel).write_text(text)
+    (out / "obj").mkdir()
+    (out / "work").mkdir()
+    headers = ["linux/a.h", "linux/b.h", "linux/c.h"]
+    heard = []
+    plain = units.build_unit("gcc", "c", "after", headers, str(inc), str(out), compiling=heard.append)
+    assert heard == [["linux/a.h", "linux/c.h"]] == [plain.included]
+    heard.clear()
+    units.build_unit("gcc", "c", "after", headers, str(inc), str(out), seed=plain.collisions, compiling=heard.append)
+    assert heard == [["linux/a.h", "linux/c.h"]]
+    heard.clear()
+    units.build_unit("gcc", "c", "after", ["linux/a.h", "linux/c.h"], str(inc), str(out), compiling=heard.append)
+    assert heard == [["linux/a.h", "linux/c.h"]]
+
+
+@NEEDS_GCC
 @pytest.mark.parametrize("compiler,lang", [("gcc", "c"), ("g++", "cxx")])
 def test_parse_only_rounds_find_what_full_compiles_find(tmp_path, monkeypatch, compiler, lang):
     """The rounds after a failed compile only parse, up to the first error: they leave out the
