@@ -170,13 +170,32 @@ def reusable(deps, changed, added):
     return True
 
 
+_DIR_DIGESTS = {}   # an include dir's real path -> (its headers' stats, dir_digest)
+
+
 def dir_digest(inc):
+    """A digest of every header's name and bytes, remembered while each header's size, time and
+    inode stay the same: the sweep and the four units ask for each include dir of a run, eight
+    reads of 2,000 files where two serve."""
+    rels = list_headers(inc)
+    try:
+        stamps = [(rel, st.st_size, st.st_mtime_ns, st.st_ino)
+                  for rel in rels for st in (os.stat(os.path.join(inc, rel)),)]
+    except OSError:
+        stamps = None
+    real = os.path.realpath(inc)
+    hit = _DIR_DIGESTS.get(real)
+    if stamps is not None and hit and hit[0] == stamps:
+        return hit[1]
     h = hashlib.sha256()
-    for rel in list_headers(inc):
+    for rel in rels:
         h.update(rel.encode() + b"\0")
         with open(os.path.join(inc, rel), "rb") as f:
             h.update(f.read())
-    return h.hexdigest()
+    digest = h.hexdigest()
+    if stamps is not None:
+        _DIR_DIGESTS[real] = (stamps, digest)
+    return digest
 
 
 def sweep_key(compilers, digest, tested, extra, dummy_digest, arch=DEFAULT_ARCH):

@@ -1,3 +1,5 @@
+import hashlib
+import os
 import shutil
 
 import pytest
@@ -150,3 +152,25 @@ def test_sweep_reuses_only_headers_whose_includes_are_unchanged(tree):
     assert read[("after", "c", "linux/b.h")] == ["linux/b.h"]
     assert {(t.rev, t.lang, t.header): d for t, d in deps_again.items()} == \
         {(t.rev, t.lang, t.header): d for t, d in deps.items()}
+
+
+def test_dir_digest_reads_again_only_what_changed_on_disk(tmp_path, monkeypatch):
+    inc = tmp_path / "inc"
+    (inc / "linux").mkdir(parents=True)
+    (inc / "linux" / "a.h").write_text("struct a { int x; };\n")
+    (inc / "linux" / "b.h").write_text("struct b { int y; };\n")
+
+    def plain():
+        h = hashlib.sha256()
+        for rel in ("linux/a.h", "linux/b.h"):
+            h.update(rel.encode() + b"\0" + (inc / rel).read_bytes())
+        return h.hexdigest()
+
+    first = headers.dir_digest(str(inc))
+    assert first == plain()
+    opened = []
+    monkeypatch.setattr(headers, "open", lambda *a, **k: opened.append(a[0]) or open(*a, **k), raising=False)
+    assert headers.dir_digest(str(inc)) == first and opened == []
+    os.unlink(inc / "linux" / "b.h")                      # a new file, as an install writes it
+    (inc / "linux" / "b.h").write_text("struct b { long y; };\n")
+    assert headers.dir_digest(str(inc)) == plain() != first and len(opened) == 2
