@@ -175,8 +175,8 @@ _DIR_DIGESTS = {}   # an include dir's real path -> (its headers' stats, dir_dig
 
 def dir_digest(inc):
     """A digest of every header's name and bytes, remembered while each header's size, time and
-    inode stay the same: the sweep and the four units ask for each include dir of a run, eight
-    reads of 2,000 files where two serve."""
+    inode stay the same: the sweep and the four units ask for each include dir of a run three
+    times (2,000 files each), where one read serves."""
     rels = list_headers(inc)
     try:
         stamps = [(rel, st.st_size, st.st_mtime_ns, st.st_ino)
