@@ -210,14 +210,9 @@ def describe_run(opts, trees):
     return f"linux-source-{opts.kernel} with {trees.series.dir} ({len(trees.series.patches)} patches){arch}"
 
 
-def scan_beside(opts, compilers, trees):
+def scan_beside(compilers, trees):
     """step_units' hook: a unit's macro scan, which steps 3c and 4b read, starts beside its
-    compile (macros.prefetch). The after side's scans are kept in the cache, and a later run
-    whose headers differ from a kept one in no directive reuses it (scans.py), except under
-    --full."""
-    use_store(Store(cache_dir(), {c.path: c.to_json() for c in compilers.values()}, read=not opts.full,
-                    keep=[trees.revisions["after"].include]))
-
+    compile (macros.prefetch)."""
     def start(lang, rev, included):
         prefetch(compilers[lang].path, trees.revisions[rev].include, included, UNIT_FLAGS[lang])
     return start
@@ -231,7 +226,11 @@ def check(opts, progress, started):
     compilers = check_environment(opts)
     trees = step_trees(opts, progress)
     headers = step_headers(opts, compilers, trees, progress)
-    units = step_units(opts, compilers, trees, headers, progress, scan_beside(opts, compilers, trees))
+    # The after side's macro scans are kept in the cache, and a later run whose headers differ
+    # from a kept one in no directive reuses it (scans.py), except under --full; run_check unsets it.
+    use_store(Store(cache_dir(), {c.path: c.to_json() for c in compilers.values()}, read=not opts.full,
+                    keep=[trees.revisions["after"].include]))
+    units = step_units(opts, compilers, trees, headers, progress, scan_beside(compilers, trees))
     # Step 4b's ioctl units need only the units: built beside steps 3b, 3c and 4 (requests.py).
     requests = start_requests(opts, compilers, trees, units)
     shows = None

@@ -12,7 +12,7 @@ from .config import (C_ALONE_FLAGS, CXX_ALONE_FLAGS, LANG_NAME, LANGS, REVS, UNI
                      cache_dir)
 from .model import Headers, RevHeaders
 from .trees import list_headers
-from .util import parallel, run, run_or_die, write_atomic
+from .util import parallel, run, run_or_die, stamps, write_atomic
 
 
 def no_header_test(makefile, srcarch=None):
@@ -170,7 +170,7 @@ def reusable(deps, changed, added):
     return True
 
 
-_DIR_DIGESTS = {}   # an include dir's real path -> (its headers' stats, dir_digest)
+_DIR_DIGESTS = {}   # an include dir's real path -> ((its headers, their stamps), dir_digest)
 
 
 def dir_digest(inc):
@@ -178,14 +178,10 @@ def dir_digest(inc):
     inode stay the same: the sweep and the four units ask for each include dir of a run three
     times (2,000 files each), where one read serves."""
     rels = list_headers(inc)
-    try:
-        stamps = [(rel, st.st_size, st.st_mtime_ns, st.st_ino)
-                  for rel in rels for st in (os.stat(os.path.join(inc, rel)),)]
-    except OSError:
-        stamps = None
+    now = stamps(inc, rels)
     real = os.path.realpath(inc)
     hit = _DIR_DIGESTS.get(real)
-    if stamps is not None and hit and hit[0] == stamps:
+    if now is not None and hit and hit[0] == (rels, now):
         return hit[1]
     h = hashlib.sha256()
     for rel in rels:
@@ -193,8 +189,8 @@ def dir_digest(inc):
         with open(os.path.join(inc, rel), "rb") as f:
             h.update(f.read())
     digest = h.hexdigest()
-    if stamps is not None:
-        _DIR_DIGESTS[real] = (stamps, digest)
+    if now is not None:
+        _DIR_DIGESTS[real] = (rels, now), digest
     return digest
 
 

@@ -30,6 +30,8 @@ import tempfile
 import threading
 from dataclasses import dataclass
 
+from .util import stamps
+
 _DIAG = re.compile(r"(.+?):(\d+)(?::\d+)?: (fatal error|error|warning|note): (.*)")
 
 
@@ -319,18 +321,6 @@ def _weight(sc):
     return len(sc.defs) + len(sc.enums) + 1
 
 
-def _stamps(include_dir, files):
-    """What tells that the headers a scan read are unchanged: their size, time and inode."""
-    out = []
-    for h in files:
-        try:
-            st = os.stat(os.path.join(include_dir, h))
-        except OSError:
-            return None
-        out.append((st.st_size, st.st_mtime_ns, st.st_ino))
-    return out
-
-
 def scan(cc: str, include_dir: str, headers: list[str], flags: list[str]) -> Scan:
     """The unit's macro scan (see the module's docstring). Both steps call it with the same
     arguments for one unit; the second call, while the headers it read are unchanged, costs no
@@ -341,7 +331,7 @@ def scan(cc: str, include_dir: str, headers: list[str], flags: list[str]) -> Sca
     with lock:
         with _SCANS_LOCK:
             hit = _SCANS.get(key)
-        if hit and hit[0] == _stamps(include_dir, hit[1].files):
+        if hit and hit[0] == stamps(include_dir, hit[1].files):
             with _SCANS_LOCK:
                 _SCANS.move_to_end(key)
             return hit[1]
@@ -350,10 +340,10 @@ def scan(cc: str, include_dir: str, headers: list[str], flags: list[str]) -> Sca
             result = _scan(cc, include_dir, headers, flags)
             if _STORE:
                 _STORE.save(cc, include_dir, headers, flags, result)
-        stamps = _stamps(include_dir, result.files)
+        now = stamps(include_dir, result.files)
         with _SCANS_LOCK:
-            if stamps is not None:
-                _SCANS[key] = (stamps, result)
+            if now is not None:
+                _SCANS[key] = (now, result)
                 while sum(_weight(sc) for _, sc in _SCANS.values()) > _SCANS_KEPT and len(_SCANS) > 1:
                     _SCANS.popitem(last=False)
         return result

@@ -29,7 +29,7 @@ import re
 
 from . import macros
 from .trees import list_headers
-from .util import write_atomic
+from .util import file_stamp, write_atomic
 
 _VERSION = "scan-store-1"
 _KEEP = 4           # entries per unit: the last commits' scans
@@ -112,11 +112,9 @@ class Store:
         if d is None or not self.read or not os.path.isdir(d):
             return None
         try:
-            entries = sorted((e for e in os.listdir(d) if e.endswith(".files.json")),
-                             key=lambda e: os.stat(os.path.join(d, e)).st_mtime_ns, reverse=True)[:_KEEP]
             listing = _listing(include_dir)
-            for e in entries:
-                with open(os.path.join(d, e)) as f:
+            for key in _entries(d)[:_KEEP]:
+                with open(os.path.join(d, key + ".files.json")) as f:
                     meta = json.load(f)
                 if meta["listing"] != listing:
                     continue
@@ -124,7 +122,7 @@ class Store:
                 if now is None:
                     continue
                 self._known[d, include_dir] = now
-                got = self._reuse(d, e[:-len(".files.json")], include_dir, meta, now, changed)
+                got = self._reuse(d, key, include_dir, meta, now, changed)
                 if got is not None:
                     return got
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
@@ -139,10 +137,9 @@ class Store:
         for rel, rec in files.items():
             path = os.path.join(include_dir, rel)
             try:
-                st = os.stat(path)
+                stamp = list(file_stamp(path))
             except OSError:
                 return None, None
-            stamp = [st.st_size, st.st_mtime_ns, st.st_ino]
             if stamp == rec[3:]:
                 now[rel] = rec
                 continue
@@ -211,10 +208,9 @@ class Store:
                 if rel in known:    # load() compared it with an entry: its record is now's
                     files[rel] = known[rel]
                 else:
-                    st = os.stat(path)
                     sha = hashlib.sha256(data).hexdigest()
                     files[rel] = [sha, *(digests.get(sha) or (skeleton_digest(text), assignments_digest(data))),
-                                  st.st_size, st.st_mtime_ns, st.st_ino]
+                                  *file_stamp(path)]
                 # Which `#define NAME` of its file a definition is, for a name the file spells so
                 # more than once (a name with no such line is not remapped: the next run scans
                 # again if its file changes).
@@ -245,12 +241,12 @@ def _known_digests(d):
     directive changed, computes them for the files that changed only)."""
     known = {}
     try:
-        names = [e for e in os.listdir(d) if e.endswith(".files.json")]
+        keys = _entries(d)
     except OSError:
         return known
-    for e in names:
+    for key in keys:
         try:
-            with open(os.path.join(d, e)) as f:
+            with open(os.path.join(d, key + ".files.json")) as f:
                 for rec in json.load(f)["files"].values():
                     known[rec[0]] = rec[1:3]
         except (OSError, ValueError, KeyError, TypeError, IndexError):
@@ -264,13 +260,18 @@ def _scan_of(stored):
                        stored["enum_expansions"])
 
 
+def _entries(d):
+    """The keys of a unit's entries, newest first (an entry is listed by its .files.json)."""
+    names = [e for e in os.listdir(d) if e.endswith(".files.json")]
+    return [e[:-len(".files.json")] for e in
+            sorted(names, key=lambda e: os.stat(os.path.join(d, e)).st_mtime_ns, reverse=True)]
+
+
 def _prune(d):
     """The newest _KEEP entries of a unit stay."""
-    entries = sorted((e for e in os.listdir(d) if e.endswith(".files.json")),
-                     key=lambda e: os.stat(os.path.join(d, e)).st_mtime_ns, reverse=True)
-    for e in entries[_KEEP:]:
+    for key in _entries(d)[_KEEP:]:
         for suffix in (".files.json", ".scan.json"):
             try:
-                os.unlink(os.path.join(d, e[:-len(".files.json")] + suffix))
+                os.unlink(os.path.join(d, key + suffix))
             except OSError:
                 pass

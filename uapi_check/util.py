@@ -261,11 +261,24 @@ def parallel(jobs, fn, items, progress=None, what=""):
     return results
 
 
+def file_stamp(path):
+    """What tells that a file is unchanged: its size, time and inode. OSError passes through."""
+    st = os.stat(path)
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def stamps(root, files):
+    """file_stamp of each of files (relative to root), None when one is gone."""
+    try:
+        return [file_stamp(os.path.join(root, f)) for f in files]
+    except OSError:
+        return None
+
+
 def by_stat(memo, path, compute):
     """compute(path), remembered in memo ({path: (stamp, value)}) while the file's size, time
     and inode stay the same. OSError from os.stat or compute passes through."""
-    st = os.stat(path)
-    stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+    stamp = file_stamp(path)
     hit = memo.get(path)
     if hit and hit[0] == stamp:
         return hit[1]
