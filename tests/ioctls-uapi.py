@@ -10,6 +10,9 @@ select_headers, compile_alone and build_unit), then uapi_check/ioctls.py: the re
 macros, the skipped ones with their reason, the unit of numbers compiled with DWARF, as C and C++.
 Checks:
   - the numbers TOOL reads from DWARF equal those a compiled program prints, each language;
+  - compiled by header as --git and a series compile them (ioctl_groups.py, with an empty cache),
+    the same requests are numbered, with the same numbers, and the same skipped, with the same
+    reasons;
   - the numbers that differ between C and C++ (each kernel) and between 6.1 and 6.12 (C), as TOOL's
     strict diff reports them (enumerator_value, each a break), the skipped macros with their reasons
     and the counts equal tests/expected/ioctls-uapi.txt (--update rewrites it).
@@ -20,6 +23,7 @@ import argparse
 import collections
 import os
 import re
+import shutil
 import sys
 import time
 import types
@@ -96,6 +100,49 @@ def unit_headers(uc, kernel, out, jobs):
     return inc, lists
 
 
+def by_header(kernel, lang, inc, headers, found, kept, skipped, dwarf, tool, out):
+    """The driver's path for --git and a series (requests._number, ioctl_groups.py): the numbers
+    compiled in groups by header, each after its own headers, with an empty cache of their own.
+    They must keep, skip (with the same reasons) and number what the all-headers unit does.
+    Returns the failures."""
+    from uapi_check import ioctl_groups, requests
+    cc, flags = LANGS[lang]
+    cache = os.path.join(out, "cache-by-header")
+    shutil.rmtree(cache, ignore_errors=True)
+    before = os.environ.get("ABIDIFF_UAPI_CACHE")
+    os.environ["ABIDIFF_UAPI_CACHE"] = cache    # the groups' cache only: restored below
+    ioctl_groups._MADE.clear()
+    left = []
+    real = ioctls.number_ioctls
+    ioctls.number_ioctls = lambda *a: left.append(len(a[4])) or real(*a)
+    try:
+        t0 = time.time()
+        obj = os.path.join(out, f"ioctls-{kernel}-{lang}-by-header.o")
+        unit = types.SimpleNamespace(lang=lang, included=headers)
+        compiler = types.SimpleNamespace(path=cc, version=f"ioctls-uapi {cc}")
+        kept2, skipped2 = requests._number(compiler, unit, inc, flags, found, obj, frozenset(), lambda: tool, False)
+        numbers = ioctls.read_ioctl_numbers(tool, obj)
+    finally:
+        ioctls.number_ioctls = real
+        if before is None:
+            os.environ.pop("ABIDIFF_UAPI_CACHE")
+        else:
+            os.environ["ABIDIFF_UAPI_CACHE"] = before
+    say(f"    by header: {len(kept2)} numbered, {len(skipped2)} skipped, {sum(left)} left to the "
+        f"all-headers unit ({time.time() - t0:.2f} s)")
+    failures = []
+    if [x.name for x in kept2] != [x.name for x in kept]:
+        failures.append(f"{kernel} {lang}: by header, the kept requests differ: "
+                        f"{sorted({x.name for x in kept2} ^ {x.name for x in kept})[:10]}")
+    if skipped2 != skipped:
+        failures.append(f"{kernel} {lang}: by header, the skipped requests or reasons differ: "
+                        f"{sorted(k for k in set(skipped) | set(skipped2) if skipped.get(k) != skipped2.get(k))[:10]}")
+    if numbers != dwarf:
+        failures.append(f"{kernel} {lang}: by header, numbers differ: "
+                        f"{sorted(k for k in set(dwarf) | set(numbers) if dwarf.get(k) != numbers.get(k))[:10]}")
+    return failures
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("tool")
@@ -149,6 +196,7 @@ def main():
                     failures.append(f"{kernel} {lang}: DWARF and printer differ on {len(bad)}: {bad[:10]}")
                 else:
                     say(f"    DWARF numbers equal the printer's ({len(dwarf)})")
+                failures += by_header(kernel, lang, inc, headers, found, kept, skipped, dwarf, tool, out)
         pairs = [(f"{k} c vs cxx", (k, "c"), (k, "cxx")) for k in KERNELS]
         pairs.append(("6.1 vs 6.12 c", ("6.1", "c"), ("6.12", "c")))
         for title, old, new in pairs:

@@ -232,20 +232,25 @@ def check(opts, progress, started):
                     keep=[trees.revisions["after"].include]))
     units = step_units(opts, compilers, trees, headers, progress, scan_beside(compilers, trees))
     # Step 4b's ioctl units need only the units: built beside steps 3b, 3c and 4 (requests.py).
-    requests = start_requests(opts, compilers, trees, units)
+    # Those it compiles by header read their numbers with the tool, which step 4 makes sure of.
+    built_tool = concurrent.futures.Future()
+    requests = start_requests(opts, compilers, trees, units, built_tool.result)
     shows = None
     try:
         extra = step_extra_units(opts, compilers, trees, headers, units, progress)
         defines = step_constants(opts, compilers, trees, units, extra, progress) if opts.constants else {}
         progress.step("step 4: abidiff-uapi over the comparison matrix")
         tool = ensure_tool(progress)
+        built_tool.set_result(tool)
         comparisons = step_compare(opts, tool, extra, progress)
         # The layouts' `show` runs, beside the wait for the ioctl numbers (layouts.py).
         shows = start_layouts(opts, tool, comparisons)
         ioctls_skipped = step_requests(opts, compilers, trees, units, comparisons, tool, progress, requests)
     finally:
         # On an error elsewhere, the ioctl units and the layouts are not left running in a folder
-        # in use.
+        # in use (nor waiting for a tool that will not come).
+        if not built_tool.done():
+            built_tool.set_exception(Fatal("stopped before abidiff-uapi was built"))
         concurrent.futures.wait([f for f in (requests, shows) if f])
     coverage = comparison_coverage(units, headers, comparisons)
     accepted = apply_waivers(comparisons, waivers, baseline)

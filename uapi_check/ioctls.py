@@ -75,6 +75,7 @@ class Ioctl:
     line: int
     arg_type: str | None  # "struct kvm_cpuid" as the macro spells its third argument; None for _IO
     kind: str = "macro"   # "enumerator": an enum constant whose value is a request (6.12's binder.h)
+    text: str = ""        # the request as the unit expands it (expression()), for a compile by header
 
 
 def _balanced(text, start):
@@ -101,21 +102,41 @@ def _normalize(text):
     return " ".join(text.split())
 
 
+def _arguments(text):
+    """The top-level comma-separated parts of text (the inside of a call's parentheses)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
 @functools.lru_cache(maxsize=None)
 def _request_arg(expansion):
-    """For an expansion that is one _IOC request (outer parentheses aside): (True, the type of
-    its size argument or None). (False, None) for anything else, such as an expression that
-    only uses a request (`FOO & 0xff`) or _IOC_NR(...). Remembered per text: the C and C++
-    units of a side, and the two sides, share nearly all their expansions."""
+    """For an expansion that is one _IOC request (outer parentheses aside; the probe's
+    IOC_MARK(dir, type, nr, size)): (True, the type of its size argument or None). (False,
+    None) for anything else, such as an expression that only uses a request (`FOO & 0xff`) or
+    _IOC_NR(...). Remembered per text: the C and C++ units of a side, and the two sides, share
+    nearly all their expansions."""
     body = _strip_parens(expansion)
     if not body.startswith(_IOC_MARK) or body.count(_IOC_MARK) != 1:
         return False, None
     rest = body[len(_IOC_MARK):].lstrip()
     if not rest.startswith("("):
         return False, None
-    size = _balanced(rest, 0)
-    if size is None or rest[len(size) + 2:].strip():
+    args = _balanced(rest, 0)
+    if args is None or rest[len(args) + 2:].strip():
         return False, None
+    parts = _arguments(args)
+    if len(parts) != 4:
+        return False, None
+    size = parts[3]
     i = size.find(_TYPE_MARK)
     if i >= 0:
         j = size.index("(", i)
@@ -125,6 +146,13 @@ def _request_arg(expansion):
     if m:
         return True, _normalize(_strip_parens(m.group(1)))
     return True, None  # _IO's 0, or a literal size
+
+
+def expression(expansion):
+    """The request an expansion of the probe spells: its marks turned back into _IOC and
+    _IOC_TYPECHECK, which the headers define (asm/ioctl.h), every other macro expanded as the
+    all-headers unit expanded it. It compiles after the headers that declare what it names."""
+    return expansion.replace(_IOC_MARK, "_IOC").replace(_TYPE_MARK, "_IOC_TYPECHECK")
 
 
 def find_ioctls(cc: str, include_dir: str, headers: list[str], flags: list[str]) -> list[Ioctl]:
@@ -139,12 +167,12 @@ def find_ioctls(cc: str, include_dir: str, headers: list[str], flags: list[str])
         is_request, arg = _request_arg(text)
         if is_request:
             header, line = sc.defs[name]
-            found.append(Ioctl(name, header, line, arg))
+            found.append(Ioctl(name, header, line, arg, text=expression(text)))
     for name, text in sc.enum_expansions.items():
         is_request, arg = _request_arg(text)
         if is_request:
             header, line, _ = sc.enums[name]
-            found.append(Ioctl(name, header, line, arg, "enumerator"))
+            found.append(Ioctl(name, header, line, arg, "enumerator", expression(text)))
     return sorted(found, key=lambda x: (x.header, x.line, x.name))
 
 
@@ -179,18 +207,23 @@ def _failing_lines(cc, include_dir, headers, flags, ioctls, path):
                        "-fmax-errors=0", "-w", path])
     if rc == 0:
         return {}
-    first = len(headers) + 1
+    return _line_errors(err, path, len(headers) + 1, len(ioctls), "the ioctl unit", "its enumerators")
+
+
+def _line_errors(err, path, first, count, what, lines):
+    """{index: first error} of a unit whose requests are on lines first.. first + count - 1 of
+    path, from the compiler's stderr; IoctlError on an error elsewhere, or on none at all."""
     bad = {}
     for line in err.splitlines():
         m = _DIAG.match(line)
         if not m or m.group(3) not in ("error", "fatal error"):
             continue
         idx = int(m.group(2)) - first
-        if os.path.realpath(m.group(1)) != os.path.realpath(path) or not 0 <= idx < len(ioctls):
-            raise IoctlError(f"the ioctl unit does not compile outside its enumerators: {line}")
+        if os.path.realpath(m.group(1)) != os.path.realpath(path) or not 0 <= idx < count:
+            raise IoctlError(f"{what} does not compile outside {lines}: {line}")
         bad.setdefault(idx, m.group(4).strip())
     if not bad:
-        raise IoctlError(f"the ioctl unit does not compile: {_first_error(err)}")
+        raise IoctlError(f"{what} does not compile: {_first_error(err)}")
     return bad
 
 
@@ -338,6 +371,92 @@ def ioctl_number_changes(tool: str, old_obj: str, new_obj: str, compat: bool = F
         if name.startswith(PREFIX):
             result[name[len(PREFIX):]] = {"old": old, "new": new, "severity": c.get("severity")}
     return result
+
+
+VAR_PREFIX = "au_ioctl_v__"
+
+
+def numbers_source(ioctls: list[Ioctl], headers: list[str]) -> str:
+    """A unit of requests compiled from their expansions (Ioctl.text) after headers: one line
+    each, an anonymous enum whose enumerator is the number and a variable of that enum (so that
+    -g writes it, and no other type, to DWARF). A parse error ends at its own line's `}`. A
+    request written as an enumerator is named, as in the unit: its header must declare it (the
+    scan also proposes `NAME = EXPR` lines that #if leaves out)."""
+    return _includes(headers) + "".join(
+        f"enum {{ {PREFIX}{x.name} = ({x.name if x.kind == 'enumerator' else x.text}) }} {VAR_PREFIX}{x.name};\n"
+        for x in ioctls)
+
+
+def compile_numbers(cc: str, flags: list[str], ioctls: list[Ioctl], include_dir: str, headers: list[str],
+                    obj: str, extra=(), max_rounds: int = 8) -> tuple[list[Ioctl], dict[str, str]]:
+    """numbers_source() compiled with DWARF into obj (the source beside it), in rounds: each
+    request whose line fails is taken out with the compiler's first error, and the rest compiled
+    again. gcc names an undeclared identifier once per unit in C: the other requests that spell
+    it are taken out with the same reason in the same round. Returns (kept, {name: reason});
+    IoctlError on an error outside the requests' lines (the headers do not compile together)."""
+    from .constants import _same_undeclared
+    lang = _language(cc, flags)
+    src = os.path.splitext(obj)[0] + (".cc" if lang == "c++" else ".c")
+    kept, bad = list(ioctls), {}
+    first = len(headers) + 1
+    for _ in range(max_rounds):
+        with open(src, "w") as f:
+            f.write(numbers_source(kept, headers))
+        rc, _, err = _run([cc, *flags, *DEBUG_FLAGS, *extra, "-I", include_dir, "-x", lang, "-w",
+                           "-fdiagnostics-plain-output", "-ftrack-macro-expansion=0", "-fmax-errors=0",
+                           "-c", src, "-o", obj])
+        if rc == 0:
+            return kept, bad
+        more = {kept[i].name: r for i, r in
+                _line_errors(err, src, first, len(kept), "the unit of requests", "their lines").items()}
+        more.update(_same_undeclared(kept, more))
+        bad.update(more)
+        kept = [x for x in kept if x.name not in more]
+    raise IoctlError(f"the requests still fail after {max_rounds} rounds")
+
+
+def read_numbers(tool: str, obj: str) -> dict[str, int]:
+    """{ioctl name: number} of every enumerator named PREFIX... in obj's DWARF, as `tool dump`
+    reads it (numbers_source's objects, whose enums are anonymous)."""
+    rc, out, err = _run([tool, "dump", obj, "--format=json"])
+    if rc != 0:
+        raise IoctlError(f"{tool} dump {obj}: {err.strip() or f'exit {rc}'}")
+    try:
+        types = json.loads(out)["types"]
+        return {e["name"][len(PREFIX):]: e["value"] for t in types for e in t.get("enumerators", [])
+                if e["name"].startswith(PREFIX)}
+    except (ValueError, KeyError, TypeError) as e:
+        raise IoctlError(f"{tool} dump {obj}: unreadable JSON ({e})") from None
+
+
+def _literal(value):
+    """A C and C++ integer literal of value (unsigned where it needs 32 or 64 bits)."""
+    if value < 0:
+        return f"({value})"
+    return str(value) if value <= 0x7fffffff else f"{value}u" if value <= 0xffffffff else f"{value}ull"
+
+
+def literal_unit_source(numbers: dict[str, int]) -> str:
+    """The ioctl unit of numbers the compiler computed elsewhere (compile_numbers, by header):
+    ioctl_unit_source's enum, each enumerator its number, no header. The tool's diff of two such
+    units is the diff of two ioctl_unit_source units with the same numbers."""
+    if not numbers:
+        return ""
+    return (f"/* ioctl request numbers, computed by the compiler (abidiff-uapi) */\nenum {ENUM_NAME} {{\n"
+            + "".join(f"\t{PREFIX}{n} = {_literal(v)},\n" for n, v in numbers.items())
+            + f"}};\nenum {ENUM_NAME} {ANCHOR};\n")
+
+
+def compile_literal_unit(cc: str, flags: list[str], numbers: dict[str, int], obj: str) -> None:
+    """Compile literal_unit_source() to obj with DWARF (the source is written next to obj)."""
+    lang = _language(cc, flags)
+    src = os.path.splitext(obj)[0] + (".cc" if lang == "c++" else ".c")
+    with open(src, "w") as f:
+        f.write(literal_unit_source(numbers))
+    rc, _, err = _run([cc, *flags, *DEBUG_FLAGS, "-x", lang, "-w", "-fdiagnostics-plain-output",
+                       "-c", src, "-o", obj])
+    if rc != 0:
+        raise IoctlError(f"{src}: does not compile: {_first_error(err)}")
 
 
 def printer_source(ioctls: list[Ioctl], headers: list[str]) -> str:

@@ -35,8 +35,10 @@ from .util import stamps
 _DIAG = re.compile(r"(.+?):(\d+)(?::\d+)?: (fatal error|error|warning|note): (.*)")
 
 
-# The probe pass redefines these after the headers: an expansion that holds IOC_MARK(size) is an
-# ioctl request (the ioctl step numbers it; the constants step leaves it to that step).
+# The probe pass redefines these after the headers: an expansion that holds IOC_MARK(dir, type,
+# nr, size) is an ioctl request (the ioctl step numbers it; the constants step leaves it to that
+# step). All four arguments stay, expanded: with the marks turned back into _IOC and
+# _IOC_TYPECHECK the text is the request, which compiles after its own headers (ioctls.expression).
 IOC_MARK = "__abidiff_uapi_ioc__"
 TYPE_MARK = "__abidiff_uapi_type__"
 _PROBE = "__abidiff_uapi_probe__"
@@ -375,7 +377,7 @@ def _scan(cc, include_dir, headers, flags):
         names = sorted(defs)
         enum_names = sorted(enums)
         probe = ["#undef _IOC\n",
-                 f"#define _IOC(dir, type, nr, size) {IOC_MARK}(size)\n",
+                 f"#define _IOC(dir, type, nr, size) {IOC_MARK}(dir, type, nr, size)\n",
                  "#undef _IOC_TYPECHECK\n",
                  f"#define _IOC_TYPECHECK(t) {TYPE_MARK}(t)\n"]
         probe += [f"{_PROBE}{i} {n}\n" for i, n in enumerate(names)]

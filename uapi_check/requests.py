@@ -17,7 +17,7 @@ import shutil
 import tempfile
 import threading
 
-from . import ioctls
+from . import ioctl_groups, ioctls
 from .config import UNIT_FLAGS, cache_dir
 from .judge import FAIL, NOTE, REVIEW
 from .model import Finding
@@ -27,30 +27,53 @@ CHECK = {"drift": "drift", "series-c": "c-layout-unchanged", "series-cxx": "cxx-
          "cross": "c-cxx-same-layout", "cross-series": "c-cxx-same-layout"}
 
 
-def cache_key(unit_obj, compiler_version, flags):
+def cache_key(unit_obj, compiler_version, flags, by_header=False):
     """The main unit's object is a deterministic function of its headers, compiler and flags."""
-    return object_key(unit_obj, compiler_version, *flags, "ioctls-v2")
+    return object_key(unit_obj, compiler_version, *flags, "ioctls-v3", *(["by-header"] if by_header else []))
 
 
 _LOCKS = {}
 _LOCKS_LOCK = threading.Lock()
 
 
-def build_ioctl_unit(compiler, unit, include, out, full=False, known_bad=frozenset()):
+def build_ioctl_unit(compiler, unit, include, out, full=False, known_bad=frozenset(), tool=None):
     """obj/ioctls-KEY.o for one unit, and {name: Ioctl} of its numbered requests, {name: reason}
     of those whose number does not compile there. Cached by the unit's own object. Two units with
     the same object (revisions that differ only in what this architecture does not install)
     share the key: the second waits for the first and copies its result. known_bad: the names
-    whose number did not compile on the other side (ioctls.number_ioctls starts from them)."""
+    whose number did not compile on the other side (ioctls.number_ioctls starts from them).
+    tool: a callable that gives the abidiff-uapi binary; with it the numbers are compiled by
+    header (ioctl_groups.py), and the object holds them as literals (ioctls.literal_unit_source)."""
     flags = UNIT_FLAGS[unit.lang]
-    key = cache_key(os.path.join(out, unit.object), compiler.version, flags)
+    key = cache_key(os.path.join(out, unit.object), compiler.version, flags, tool is not None)
     with _LOCKS_LOCK:
         lock = _LOCKS.setdefault(key, threading.Lock())
     with lock:
-        return _build_ioctl_unit(compiler, unit, include, out, full, flags, key, known_bad)
+        return _build_ioctl_unit(compiler, unit, include, out, full, flags, key, known_bad, tool)
 
 
-def _build_ioctl_unit(compiler, unit, include, out, full, flags, key, known_bad):
+def _number(compiler, unit, include, flags, found, obj, known_bad, tool, full):
+    """(kept, {name: reason} skipped) of found, their numbers compiled into obj: by header
+    with tool (ioctl_groups.py: what it leaves, with all the unit's headers), else all with all
+    the unit's headers (ioctls.number_ioctls)."""
+    if tool is None:
+        return ioctls.number_ioctls(compiler.path, include, unit.included, flags, found, obj, known_bad)
+    numbers, skipped, left = ioctl_groups.number_by_header(compiler, unit.lang, include, found, unit.included,
+                                                           tool, full)
+    if left:
+        rest = os.path.join(os.path.dirname(obj), "rest.o")
+        _, more = ioctls.number_ioctls(compiler.path, include, unit.included, flags, left, rest, known_bad)
+        numbers.update(ioctls.read_ioctl_numbers(tool(), rest))
+        skipped.update(more)
+    lost = [x.name for x in found if x.name not in numbers and x.name not in skipped]
+    if lost:
+        raise ioctls.IoctlError(f"no number and no reason for {len(lost)} requests: {', '.join(lost[:5])}")
+    kept = [x for x in found if x.name in numbers]
+    ioctls.compile_literal_unit(compiler.path, flags, {x.name: numbers[x.name] for x in kept}, obj)
+    return kept, {x.name: skipped[x.name] for x in found if x.name in skipped}
+
+
+def _build_ioctl_unit(compiler, unit, include, out, full, flags, key, known_bad, tool):
     cache = os.path.join(cache_dir(), "ioctls", key)
     obj = os.path.join(out, "obj", f"ioctls-{unit.key}.o")
     if full or not all(os.path.isfile(os.path.join(cache, f)) for f in ("ioctls.json", "ioctls.o")):
@@ -59,8 +82,8 @@ def _build_ioctl_unit(compiler, unit, include, out, full, flags, key, known_bad)
             # A directory of its own: another run may be writing the same key.
             os.makedirs(os.path.dirname(cache), exist_ok=True)
             tmp = tempfile.mkdtemp(prefix=os.path.basename(cache) + ".tmp.", dir=os.path.dirname(cache))
-            kept, skipped = ioctls.number_ioctls(compiler.path, include, unit.included, flags, found,
-                                                 os.path.join(tmp, "ioctls.o"), known_bad)
+            kept, skipped = _number(compiler, unit, include, flags, found, os.path.join(tmp, "ioctls.o"),
+                                    known_bad, tool, full)
         except ioctls.IoctlError as e:
             raise Fatal(f"ioctl numbers of {unit.key}: {e}")
         write_atomic(os.path.join(tmp, "ioctls.json"), json.dumps(
@@ -109,17 +132,21 @@ def judge_number(comp, name, change, ioctl):
     return finding, record
 
 
-def build_requests(opts, compilers, trees, units):
+def build_requests(opts, compilers, trees, units, tool=None):
     """The ioctl units of step 4b, before any comparison: ({unit key: build_ioctl_unit's result},
     [progress lines]). It needs only the units, so the driver runs it beside steps 3b, 3c and 4
-    (start_requests): on two cores the C++ side of each step leaves one idle."""
+    (start_requests): on two cores the C++ side of each step leaves one idle. tool: a callable
+    that gives the abidiff-uapi binary. The numbers are compiled by header where a later unit
+    reads mostly the same bytes, as the constants are (defines.step_constants): the next commit
+    (--git) and a series' after side; a drift of two releases compiles each unit's at once."""
     built, lines = {}, []
+    by_header = tool is not None and (bool(opts.git) or not opts.drift)
 
     def one(key):
         u = units[key]
         other = built.get(key.replace("-after", "-before")) if u.rev == "after" else None
         return build_ioctl_unit(compilers[u.lang], u, trees.revisions[u.rev].include, opts.out, opts.full,
-                                frozenset(other[2]) if other else frozenset())
+                                frozenset(other[2]) if other else frozenset(), tool if by_header else None)
 
     # The before units first: each after unit starts from what did not compile before.
     for after in (False, True):
@@ -131,16 +158,16 @@ def build_requests(opts, compilers, trees, units):
     return built, lines
 
 
-def start_requests(opts, compilers, trees, units):
+def start_requests(opts, compilers, trees, units, tool=None):
     """build_requests in a thread of its own; step_requests takes its result."""
-    return in_background(build_requests, opts, compilers, trees, units)
+    return in_background(build_requests, opts, compilers, trees, units, tool)
 
 
 def step_requests(opts, compilers, trees, units, comparisons, tool, progress, started=None):
     """Step 4b: number every unit's ioctls, compare them per base comparison, add the findings.
     started: start_requests' future, when the ioctl units are being built already."""
     progress.step("step 4b: ioctl request numbers, computed by the compiler, read back from DWARF")
-    built, lines = started.result() if started else build_requests(opts, compilers, trees, units)
+    built, lines = started.result() if started else build_requests(opts, compilers, trees, units, lambda: tool)
     for line in lines:
         progress.step(line)
     skipped = {k: v[2] for k, v in built.items() if v[2]}

@@ -31,7 +31,7 @@ from . import macros
 from .trees import list_headers
 from .util import file_stamp, write_atomic
 
-_VERSION = "scan-store-1"
+_VERSION = "scan-store-2"   # 2: the probe keeps _IOC's four arguments
 _KEEP = 4           # entries per unit: the last commits' scans
 _MAX_CHANGED = 16   # files that differ from an entry, beyond which it is not tried
 # A line with one of those characters, and the lines its backslashes continue it into (after

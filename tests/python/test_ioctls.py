@@ -7,6 +7,7 @@ The tool is $ABIDIFF_UAPI_TOOL, else build/abidiff-uapi/abidiff-uapi; a missing 
 Run: python3 -m pytest -q tests/python/test_ioctls.py
 """
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -117,7 +118,15 @@ def units(tmp_path_factory, tool):
 @pytest.mark.parametrize("version", ["old", "new"])
 @pytest.mark.parametrize("lang", ["c", "cxx"])
 def test_find_ioctls(units, version, lang):
-    assert units[(version, lang)]["found"] == expected(version)
+    found = units[(version, lang)]["found"]
+    assert [dataclasses.replace(x, text="") for x in found] == expected(version)
+    # Each request's text is its expansion with the probe's marks turned back (ioctls.expression).
+    for x in found:
+        assert x.text.lstrip("(").startswith("_IOC(") and macros.IOC_MARK not in x.text, x
+        assert macros.TYPE_MARK not in x.text, x
+    text = {x.name: x.text for x in found}
+    assert text["MYDRV_RESET"] == "_IOC(0U, ('M'), (0x00), 0)"
+    assert "_IOC_TYPECHECK(struct mydrv_info)" in text["MYDRV_GET_INFO"]
 
 
 @pytest.mark.parametrize("version", ["old", "new"])
