@@ -23,6 +23,11 @@ the compiler compute them; nothing here evaluates _IOC.
                        a third cheaper and the tool's diff of two such objects nearly free), where `abidiff-uapi dump --type 'enum abidiff_uapi_ioctl'` reads
                        them and `abidiff-uapi diff` reports changed ones as enumerator_value.
   compile_ioctl_unit   writes and compiles that unit with DWARF.
+  compile_numbers      by header (ioctl_groups.py): each request from its expansion (Ioctl.text,
+                       expression()), one a line after the given headers only, in rounds that
+                       take out the lines that fail; read_numbers reads them back.
+  literal_unit_source  the unit's enum with those numbers as literals and no header, for the
+                       tool's diff (compile_literal_unit).
   read_ioctl_numbers   the numbers from the tool's JSON dump of such an object.
   ioctl_number_changes the changed, removed and added numbers between two such objects, from the
                        tool's diff with --strict (see there: the sentinel rule must not apply).
