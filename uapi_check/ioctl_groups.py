@@ -123,35 +123,68 @@ def number_by_header(compiler, lang, include, found, unit_headers, tool, full=Fa
     groups = {}
     for x in found:
         groups.setdefault(_bucket(x.header), []).append(x)
-    numbers, failures, left = {}, {}, []
+    left, loaded = [], []
     for _, group in sorted(groups.items()):
-        gid = _group_key(compiler, lang, group)
-        cache = os.path.join(cache_dir(), "ioctls-hdr", gid)
-        with _LOCKS_LOCK:
-            lock = _LOCKS.setdefault(gid, threading.Lock())
-        with lock:
-            key = None if full and cache not in _MADE else units.content_entry(cache, include)
-            if key is None:
-                key = _compile_group(compiler, lang, include, group, cache, unit_headers, tool)
-                _MADE.add(cache)
-        if key is None:
+        data = _entry(compiler, lang, include, group, unit_headers, tool, full)
+        if data is None:
             left += group
-            continue
-        with open(os.path.join(cache, key + ".json")) as f:
-            data = json.load(f)
-        numbers.update(data["numbers"])
-        failures.update({name: (reason, set(data["headers"])) for name, reason in data["failed"].items()})
-    wanted = {n for r, _ in failures.values() if (n := named(r))}
-    providers = _providers(wanted, include, unit_headers) if wanted else {}
-    skipped, undecided = {}, set()
-    for name, (reason, used) in failures.items():
-        n = named(reason)
-        if n and providers[n] <= used:
-            skipped[name] = reason
         else:
-            undecided.add(name)
+            loaded.append((group, data))
+    providers = _providers(_names(d for _, d in loaded), include, unit_headers)
+    unit = set(unit_headers)
+    numbers, skipped, undecided = {}, {}, set()
+    for group, data in loaded:
+        if not _holds(group, data, providers, unit):
+            # It took a header the unit no longer has, or a header of the unit now provides a
+            # name it failed for: compiled again, once.
+            data = _entry(compiler, lang, include, group, unit_headers, tool, full, again=True)
+            if data is None:
+                left += group
+                continue
+            providers.update(_providers(_names([data]) - set(providers), include, unit_headers))
+        numbers.update(data["numbers"])
+        used = set(data["headers"])
+        for name, reason in data["failed"].items():
+            n = named(reason)
+            if n and providers[n] <= used:
+                skipped[name] = reason
+            else:
+                undecided.add(name)
     left += [x for x in found if x.name in undecided]
     return numbers, skipped, left
+
+
+def _names(entries):
+    """The names the failures of group entries give."""
+    return {n for d in entries for r in d["failed"].values() if (n := named(r))}
+
+
+def _holds(group, data, providers, unit):
+    """Whether a group's cached entry still says what a compile now would: every header it took
+    beyond its own is in the unit, and it had every provider of each name it failed for."""
+    used = set(data["headers"])
+    if not used - {x.header for x in group} <= unit:
+        return False
+    return all(providers[n] <= used for r in data["failed"].values() if (n := named(r)))
+
+
+def _entry(compiler, lang, include, group, unit_headers, tool, full, again=False):
+    """A group's entry ({"numbers", "failed", "headers"}): the cached one whose files have the same
+    bytes, else compiled (once per process under --full; again: compiled whatever the cache
+    holds). None when the group's headers do not compile together."""
+    gid = _group_key(compiler, lang, group)
+    cache = os.path.join(cache_dir(), "ioctls-hdr", gid)
+    with _LOCKS_LOCK:
+        lock = _LOCKS.setdefault(gid, threading.Lock())
+    with lock:
+        key = None if again or full and cache not in _MADE else units.content_entry(cache, include)
+        if key is None:
+            key = _compile_group(compiler, lang, include, group, cache, unit_headers, tool)
+            _MADE.add(cache)
+    if key is None:
+        return None
+    with open(os.path.join(cache, key + ".json")) as f:
+        return json.load(f)
 
 
 def _compile_group(compiler, lang, include, group, cache, unit_headers, tool):

@@ -151,17 +151,33 @@ def test_a_failure_is_final_only_while_no_other_header_spells_its_name(tmp_path,
     kept, skipped, obj = number("c", inc, ["a.h", "b.h"], tmp_path)
     assert skipped == {"A_GET": "invalid application of 'sizeof' to incomplete type 'struct b_info'"}
     assert [x.name for x in kept] == ["A_SET"]
-    # A new header of the unit defines it; a.h, all the group read, is the same: the group's entry
-    # stays, but its failure goes to the all-headers unit, where it compiles.
+    # A new header of the unit defines it. a.h, all the group read, is the same, so its entry
+    # is found; but it lacks a provider of the name it failed for, and is compiled again.
     with open(os.path.join(inc, "c.h"), "w") as f:
         f.write("struct b_info { int x[2]; };\n")
     compiles.clear()
     cc, flags = COMPILERS["c"]
     found = ioctls.find_ioctls(cc, inc, ["a.h", "b.h", "c.h"], flags)
     numbers, final, left = ioctl_groups.number_by_header(compiler("c"), "c", inc, found, ["a.h", "b.h", "c.h"], tool)
-    assert compiles == [] and final == {} and [x.name for x in left] == ["A_GET"]
+    assert compiles == [["a.h"], ["a.h", "c.h"]] and final == {} and left == []
+    assert numbers == {"A_GET": 0x80084101, "A_SET": 0x40044102}
+    # Without the recompile (an entry judged on its own), the request would go to the
+    # all-headers unit on every run: the unit agrees.
     kept, skipped, obj = number("c", inc, ["a.h", "b.h", "c.h"], tmp_path)
     assert skipped == {} and ioctls.read_ioctl_numbers(TOOL, obj)["A_GET"] == 0x80084101
+
+
+def test_an_entry_that_took_a_header_the_unit_lost_is_compiled_again(tmp_path, compiles):
+    """b.h provided b_info; then the unit leaves b.h out (a collision, say), though it stays in
+    the include dir: the all-headers unit no longer declares b_info, and neither may the group."""
+    inc = tree(tmp_path, {"a.h": A_H, "b.h": "struct b_info { int x[3]; };\n"})
+    kept, skipped, obj = number("c", inc, ["a.h", "b.h"], tmp_path)
+    assert skipped == {} and compiles == [["a.h"], ["a.h", "b.h"]]
+    compiles.clear()
+    kept, skipped, obj = number("c", inc, ["a.h"], tmp_path)
+    assert compiles == [["a.h"]]
+    assert skipped == {"A_GET": "invalid application of 'sizeof' to incomplete type 'struct b_info'"}
+    assert by_unit("c", inc, ["a.h"], tmp_path)[2] == skipped
 
 
 def test_a_provider_through_an_include(tmp_path, compiles):
