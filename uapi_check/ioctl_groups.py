@@ -16,8 +16,8 @@ the names the failures give (_providers). What still fails is judged by its reas
   - it names an identifier, a tag or a typedef, and every unit header that spells that name, or
     includes one that does, was in the compile: no header of the unit declares it otherwise, so
     the request fails in the unit too, with this reason (`struct kvm_s390_psw` on x86, `bool` in
-    C). The names are looked up again on every run, so a header that starts to spell one sends
-    the request back to the unit;
+    C). The names are looked up again on every run: a group whose cached entry lacks a provider
+    the unit now has, or took a header the unit no longer has, is compiled again;
   - anything else, and every request of a group whose headers do not compile together, is left
     to the all-headers unit (requests.py), as before.
 tests/ioctls-uapi.py compares both ways, numbers and reasons, on Debian's 6.1 and 6.12 headers,
