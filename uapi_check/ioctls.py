@@ -60,6 +60,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
+from .constants import _same_undeclared
 from .macros import (_DIAG, IOC_MARK as _IOC_MARK, TYPE_MARK as _TYPE_MARK, MacroError, _first_error,
                      _includes, _language, _run, run_printer, scan)
 
@@ -316,11 +317,22 @@ DEBUG_FLAGS = ["-g"]
 def compile_ioctl_unit(cc: str, include_dir: str, headers: list[str], flags: list[str],
                        ioctls: list[Ioctl], obj: str) -> None:
     """Compile ioctl_unit_source() to obj with DWARF (the source is written next to obj)."""
+    _compile_unit(cc, flags, ioctl_unit_source(ioctls, headers), obj, ["-I", include_dir])
+
+
+def _beside(obj, lang):
+    """The source file of obj, written next to it."""
+    return os.path.splitext(obj)[0] + (".cc" if lang == "c++" else ".c")
+
+
+def _compile_unit(cc, flags, text, obj, include=()):
+    """Write text next to obj and compile it to obj with DWARF (include: the -I arguments);
+    IoctlError, with the compiler's first error, when it does not compile."""
     lang = _language(cc, flags)
-    src = os.path.splitext(obj)[0] + (".cc" if lang == "c++" else ".c")
+    src = _beside(obj, lang)
     with open(src, "w") as f:
-        f.write(ioctl_unit_source(ioctls, headers))
-    rc, _, err = _run([cc, *flags, *DEBUG_FLAGS, "-I", include_dir, "-x", lang, "-w",
+        f.write(text)
+    rc, _, err = _run([cc, *flags, *DEBUG_FLAGS, *include, "-x", lang, "-w",
                        "-fdiagnostics-plain-output", "-c", src, "-o", obj])
     if rc != 0:
         raise IoctlError(f"{src}: does not compile: {_first_error(err)}")
@@ -399,9 +411,8 @@ def compile_numbers(cc: str, flags: list[str], ioctls: list[Ioctl], include_dir:
     again. gcc names an undeclared identifier once per unit in C: the other requests that spell
     it are taken out with the same reason in the same round. Returns (kept, {name: reason});
     IoctlError on an error outside the requests' lines (the headers do not compile together)."""
-    from .constants import _same_undeclared
     lang = _language(cc, flags)
-    src = os.path.splitext(obj)[0] + (".cc" if lang == "c++" else ".c")
+    src = _beside(obj, lang)
     kept, bad = list(ioctls), {}
     first = len(headers) + 1
     for _ in range(max_rounds):
@@ -454,14 +465,7 @@ def literal_unit_source(numbers: dict[str, int]) -> str:
 
 def compile_literal_unit(cc: str, flags: list[str], numbers: dict[str, int], obj: str) -> None:
     """Compile literal_unit_source() to obj with DWARF (the source is written next to obj)."""
-    lang = _language(cc, flags)
-    src = os.path.splitext(obj)[0] + (".cc" if lang == "c++" else ".c")
-    with open(src, "w") as f:
-        f.write(literal_unit_source(numbers))
-    rc, _, err = _run([cc, *flags, *DEBUG_FLAGS, "-x", lang, "-w", "-fdiagnostics-plain-output",
-                       "-c", src, "-o", obj])
-    if rc != 0:
-        raise IoctlError(f"{src}: does not compile: {_first_error(err)}")
+    _compile_unit(cc, flags, literal_unit_source(numbers), obj)
 
 
 def printer_source(ioctls: list[Ioctl], headers: list[str]) -> str:
