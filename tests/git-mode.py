@@ -7,7 +7,9 @@
      (its side took over an older side's tree, its unchanged headers are links to its parent's)
      are those `make headers_install` gives on a plain export of it; then a commit that appends a
      member is for review, and its run's macro scans, reused from its parent's with the lines after the
-     member taken again, are those a new scan of its headers gives;
+     member taken again, are those a new scan of its headers gives; then a commit that renumbers a
+     request and raises a version macro, which no type uses (the units' objects stay the same
+     bytes), fails with the numbers a compiled program prints, and the version is for review;
   2. a planted branch (a comment, a commit that swaps two members, a comment): it fails, and the
      first bad commit named is the planted one; the offsets the report gives for the moved members
      are those gcc's offsetof gives in each revision's installed headers;
@@ -96,6 +98,27 @@ def offsetof(include, struct, member):
     p = run(["gcc", "-I", include, "-x", "c", "-S", "-o", "-", "-"], input=src)
     m = re.search(r"\.long\s+(\d+)", p.stdout)
     return int(m.group(1)) if m else None
+
+
+def value(include, expr):
+    """What a program compiled against include prints for expr (an independent instrument)."""
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "v.c")
+        with open(src, "w") as f:
+            f.write(f"#include <stdio.h>\n#include <linux/uinput.h>\n"
+                    f"int main(void) {{ printf(\"%lu\\n\", (unsigned long)({expr})); return 0; }}\n")
+        p = run(["gcc", "-I", include, src, "-o", os.path.join(d, "v")])
+        if p.returncode:
+            return None
+        return int(run([os.path.join(d, "v")]).stdout)
+
+
+def units_unchanged(out):
+    """Whether each main unit of the after side is the same bytes as its before side's."""
+    def data(name):
+        with open(os.path.join(out, "obj", f"{name}.o"), "rb") as f:
+            return f.read()
+    return all(data(f"{lang}-before") == data(f"{lang}-after") for lang in ("c", "cxx"))
 
 
 def stored_scans():
@@ -218,6 +241,24 @@ def steps(work, repo):
     ok(kept and stored_scans() == kept, f"it made no new scan: the cache keeps the same {len(kept)}")
     if rc in (0, 1):
         scans_reused(out)
+    git(repo, "reset", "-q", "--hard", "HEAD^")
+
+    # A commit that changes macros no type uses: the units' objects are the bytes they were, and
+    # the request number and the constant must still be judged by what the headers now say.
+    edit(repo, HEADER, "#define UINPUT_VERSION\t\t5", "#define UINPUT_VERSION\t\t6")
+    edit(repo, HEADER, "_IO(UINPUT_IOCTL_BASE, 1)", "_IO(UINPUT_IOCTL_BASE, 99)")
+    git(repo, "commit", "-q", "-am", "uinput: renumber UI_DEV_CREATE")
+    out = os.path.join(work, "macros")
+    rc, _, stderr = check("--git", repo, "--out", out)
+    text = open(os.path.join(out, "report.txt")).read() if rc in (0, 1) else ""
+    base = os.path.join(out, "include")
+    number = tuple(value(os.path.join(base, side), "UI_DEV_CREATE") for side in ("before", "after"))
+    ok(rc == 1 and number[0] != number[1]
+       and f"ioctl UI_DEV_CREATE: 0x{number[0]:08x} -> 0x{number[1]:08x}" in text,
+       f"a renumbered request fails with the numbers a compiled program prints {number} (exit {rc}) "
+       f"{stderr.strip()[-200:]}")
+    ok("#define UINPUT_VERSION: value 5 -> 6 [version-increased]" in text, "a new version number is for review")
+    ok(units_unchanged(out), "although the units' objects are the parent's bytes")
     git(repo, "reset", "-q", "--hard", "HEAD^")
 
     # 2. A planted branch: the middle commit moves members.

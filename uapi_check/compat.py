@@ -252,7 +252,8 @@ def step_constants(compilers, units, incs, tool, out, arches, jobs):
     """The #define constants whose values differ between the two units (or that one lacks)."""
     names = {a.debian: os.path.splitext(os.path.basename(units[a.debian].object))[0] for a in arches}
     built = parallel(jobs, lambda a: build_constants(compilers[a.debian], "c", incs[a.debian], out, names[a.debian],
-                                                     list(units[a.debian].included), alone=True), arches)
+                                                     list(units[a.debian].included),
+                                                     content=dir_digest(incs[a.debian]), alone=True), arches)
     defines = [b["defines"] for b in built]
     args = [tool, "diff", *defines, "--strict", "--format=json", "--compat"]
     for a in arches:

@@ -8,10 +8,11 @@ constants and the enums of the same side (a renamed enumerator kept as a #define
 is safe; a syscall number that moved breaks). The driver judges none of it: every verdict comes
 from the tool's severities, as for layouts.
 
-Cached by the unit's own object, compiler and flags (a commit that changes nothing a unit reads
-reuses its constants); the self-contained constants (literals only, nine in ten) also by their own
-text, in sixteen objects per unit, so that a commit that changes one header recompiles about one
-sixteenth of them; the others, which name types or enumerators, with their own headers only, in
+Cached by the unit's own object, compiler and flags and the bytes of the headers it reads (a
+commit that changes nothing a unit reads reuses its constants; the object alone would keep a
+#define that no type uses at its old value); the self-contained constants (literals only, nine
+in ten) also by their own text, in sixteen objects per unit, so that a commit that changes one
+header recompiles about one sixteenth of them; the others, which name types or enumerators, with their own headers only, in
 sixteen objects cached by the bytes of every file their compile read (_header_objects), and only
 what does not compile there with all the unit's headers (in a drift of two releases, all of them:
 see step_constants). A unit of one header compiles all its constants, the self-contained ones
@@ -32,15 +33,18 @@ import zlib
 
 from . import constants, units
 from .config import UNIT_FLAGS, cache_dir
+from .headers import dir_digest
 from .util import Fatal, by_stat, object_key, publish_dir, replaceable, run, write_atomic
 
 _LOCKS = {}
 _LOCKS_LOCK = threading.Lock()
 
 
-def cache_key(unit_obj, compiler_version, flags):
-    """The unit's object decides its headers' bytes."""
-    return object_key(unit_obj, compiler_version, *flags, "constants-v9")
+def cache_key(unit_obj, compiler_version, flags, content):
+    """The unit's object and content, a digest of the bytes of the headers it reads: a header's
+    macros that no type uses leave the object as it was (a #define that changes its value, or
+    moves, gives the same object)."""
+    return object_key(unit_obj, compiler_version, *flags, content, "constants-v10")
 
 
 _BUCKETS = 16
@@ -374,17 +378,19 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
     return cache
 
 
-def build_constants(compiler, lang, include, out, name, headers, full=False, c_result=None, prior=None,
+def build_constants(compiler, lang, include, out, name, headers, *, content, full=False, c_result=None, prior=None,
                     alone=False, by_header=True):
-    """obj/NAME.a (obj/NAME.o and its constants) and a summary of the constants. alone: also
-    obj/NAME.defines.a, the constants without the unit (--compat compares those). c_result: for
-    a C++ object, build_constants' result for the same headers in C. prior: the result for the
-    other side of its comparisons. by_header: see _build (a unit of one header takes its own
-    path there, whatever by_header says)."""
+    """obj/NAME.a (obj/NAME.o and its constants) and a summary of the constants. content: a
+    digest of the bytes of every header the unit reads (headers.dir_digest of the include dir,
+    or a unit of one header's own: units.build_alone_unit). alone: also obj/NAME.defines.a, the
+    constants without the unit (--compat compares those). c_result: for a C++ object,
+    build_constants' result for the same headers in C. prior: the result for the other side of
+    its comparisons. by_header: see _build (a unit of one header takes its own path there,
+    whatever by_header says)."""
     unit_obj = os.path.join(out, "obj", f"{name}.o")
     # The key is the unit's: where a C++ object or an after object started from gives the same
     # verdicts, so a commit's after objects serve the next commit as its before objects.
-    key = cache_key(unit_obj, compiler.version, UNIT_FLAGS[lang])
+    key = cache_key(unit_obj, compiler.version, UNIT_FLAGS[lang], content)
     with _LOCKS_LOCK:
         lock = _LOCKS.setdefault(key, threading.Lock())
     with lock:
@@ -475,12 +481,13 @@ def step_constants(opts, compilers, trees, units, extra, progress):
     """Step 3c: every object of the matrix gets its archive with constants. Returns {object name:
     summary}."""
     progress.step("step 3c: #define constants, evaluated by the compiler into each unit's archive")
-    tasks = [(k, u.lang, u.rev, list(u.included)) for k, u in sorted(units.items())]
+    tasks = [(k, u.lang, u.rev, list(u.included), dir_digest(trees.revisions[u.rev].include))
+             for k, u in sorted(units.items())]
     for key, a in sorted(extra.units.items()):
         if a.object:
             obj = os.path.splitext(os.path.basename(a.object))[0]
             lang, rev = a.unit.split("-", 1)
-            tasks.append((obj, lang, rev, [a.header]))
+            tasks.append((obj, lang, rev, [a.header], a.content))
 
     result = {}
     names = {t[0] for t in tasks}
@@ -496,7 +503,7 @@ def step_constants(opts, compilers, trees, units, extra, progress):
         keep their verdicts, so only new and changed macros are checked), and a C++ object from
         its C twin too (C's rejections are not checked again: g++ spends 140 ms on an error,
         and a release's new macros bring dozens)."""
-        name, lang, rev, _ = task
+        name, lang, rev = task[:3]
         before = name.replace("-after", "-before", 1) if rev == "after" else None
         c_twin = "c-" + name.split("-", 1)[1] if lang == "cxx" else None
         return (before if before in names else None), (c_twin if c_twin in names else None)
@@ -505,10 +512,11 @@ def step_constants(opts, compilers, trees, units, extra, progress):
         return [d for d in twins(task) if d]
 
     def one(task):
-        name, lang, rev, headers = task
+        name, lang, rev, headers, content = task
         before, c_twin = twins(task)
         return build_constants(compilers[lang], lang, trees.revisions[rev].include, opts.out, name, headers,
-                               opts.full, result.get(c_twin), result.get(before), by_header=by_header)
+                               content=content, full=opts.full, c_result=result.get(c_twin),
+                               prior=result.get(before), by_header=by_header)
 
     # Each task starts as soon as those it starts from are done: C before; then C after beside
     # C++ before; then C++ after.

@@ -192,6 +192,7 @@ class AloneUnit:
     error: Optional[str]
     object: Optional[str]       # relative to the out dir
     size: int
+    content: Optional[str] = None   # digest of the bytes its compile read (units.build_alone_unit)
 
     def to_json(self):
         return {"unit": self.unit, "header": self.header, "error": self.error,

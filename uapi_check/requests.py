@@ -22,6 +22,7 @@ import threading
 
 from . import ioctl_groups, ioctls
 from .config import UNIT_FLAGS, cache_dir
+from .headers import dir_digest
 from .judge import FAIL, NOTE, REVIEW
 from .model import Finding
 from .util import Fatal, in_background, object_key, parallel, publish_dir, write_atomic
@@ -30,9 +31,12 @@ CHECK = {"drift": "drift", "series-c": "c-layout-unchanged", "series-cxx": "cxx-
          "cross": "c-cxx-same-layout", "cross-series": "c-cxx-same-layout"}
 
 
-def cache_key(unit_obj, compiler_version, flags, by_header=False):
-    """The main unit's object is a deterministic function of its headers, compiler and flags."""
-    return object_key(unit_obj, compiler_version, *flags, "ioctls-v3", *(["by-header"] if by_header else []))
+def cache_key(unit_obj, compiler_version, flags, content, by_header=False):
+    """The main unit's object and content, a digest of the bytes of the headers it reads: the
+    object alone is not enough, as a request macro that no type uses leaves it as it was
+    (`_IO(UINPUT_IOCTL_BASE, 1)` renumbered to 99 gives the same object)."""
+    return object_key(unit_obj, compiler_version, *flags, content, "ioctls-v4",
+                      *(["by-header"] if by_header else []))
 
 
 _LOCKS = {}
@@ -41,14 +45,14 @@ _LOCKS_LOCK = threading.Lock()
 
 def build_ioctl_unit(compiler, unit, include, out, full=False, known_bad=frozenset(), tool=None):
     """obj/ioctls-KEY.o for one unit, and {name: Ioctl} of its numbered requests, {name: reason}
-    of those whose number does not compile there. Cached by the unit's own object. Two units with
-    the same object (revisions that differ only in what this architecture does not install)
-    share the key: the second waits for the first and copies its result. known_bad: the names
+    of those whose number does not compile there. Cached by the unit's own object and the bytes of
+    its include dir. Two such units (revisions that differ only in what this architecture does not
+    install) share the key: the second waits for the first and copies its result. known_bad: the names
     whose number did not compile on the other side (ioctls.number_ioctls starts from them).
     tool: a callable that gives the abidiff-uapi binary; with it the numbers are compiled by
     header (ioctl_groups.py), and the object holds them as literals (ioctls.literal_unit_source)."""
     flags = UNIT_FLAGS[unit.lang]
-    key = cache_key(os.path.join(out, unit.object), compiler.version, flags, tool is not None)
+    key = cache_key(os.path.join(out, unit.object), compiler.version, flags, dir_digest(include), tool is not None)
     with _LOCKS_LOCK:
         lock = _LOCKS.setdefault(key, threading.Lock())
     with lock:

@@ -281,24 +281,22 @@ def save_content_entry(cache, inc, files, outputs):
 
 
 def _load_alone(cache, inc, obj):
-    """A cached object of the same header whose every file read (-MD) has the same bytes now."""
+    """A cached object of the same header whose every file read (-MD) has the same bytes now:
+    its content key, or None."""
     key = content_entry(cache, inc)
-    if key is None:
-        return False
-    copy_atomic(os.path.join(cache, key + ".o"), obj)
-    return True
-
-
-def _save_alone(cache, inc, obj, files):
-    save_content_entry(cache, inc, files, {".o": obj})
+    if key is not None:
+        copy_atomic(os.path.join(cache, key + ".o"), obj)
+    return key
 
 
 def build_alone_unit(compiler, lang, key, header, inc, out, ident=None, full=False):
     """One left-out header in a unit of its own, compiled as the main units are. Returns
-    (object path, None) or (None, the first error). With ident (the compiler's identity), an
-    object is cached with the list of files its compile read (-MD), and reused while every one
-    of them has the same bytes (not with full): a commit that does not touch what a left-out
-    header reads does not compile it again."""
+    (object path, None, content) or (None, the first error, None); content is a digest of the
+    bytes of every file the compile read (-MD): what the object, and the header's #define
+    constants (defines.py), follow from. With ident (the compiler's identity), an object is
+    cached with the list of those files, and reused while every one of them has the same bytes
+    (not with full): a commit that does not touch what a left-out header reads does not
+    compile it again."""
     ext = "c" if lang == "c" else "cc"
     unit = os.path.join(out, "work", f"{key}.{ext}")
     obj = os.path.join(out, "obj", f"{key}.o")
@@ -306,17 +304,20 @@ def build_alone_unit(compiler, lang, key, header, inc, out, ident=None, full=Fal
     rel_inc = os.path.relpath(inc, out)
     cache = _alone_cache(ident, lang, header, rel_inc) if ident is not None else None
     write_atomic(unit, f"#include <{header}>\n")
-    if cache and not full and _load_alone(cache, inc, obj):
-        return obj, None
+    content = _load_alone(cache, inc, obj) if cache and not full else None
+    if content:
+        return obj, None, content
     depfile = os.path.join(out, "work", f"{key}.d")
     rc, _, err = run(unit_command(compiler, lang, unit, tmp_obj, rel_inc, out) + ["-MD", "-MF", depfile],
                      cwd=out)
     if rc != 0:
-        return None, first_error(err, inc)
+        return None, first_error(err, inc), None
     os.rename(tmp_obj, obj)
-    if cache:
-        _save_alone(cache, inc, obj, files_read(depfile, out, unit, inc))
-    return obj, None
+    files = files_read(depfile, out, unit, inc)
+    content = save_content_entry(cache, inc, files, {".o": obj}) if cache else _content_key(files, inc)
+    if content is None:
+        raise Fatal(f"{header}: a file its compile read is gone")
+    return obj, None, content
 
 
 def files_read(depfile, cwd, source, inc):
@@ -362,28 +363,28 @@ def step_extra_units(opts, compilers, trees, headers, units, progress):
     if headers.same:  # identical headers: the after objects are copies of the before ones
         for key, h in sorted(needed):
             if key.endswith("-after"):
-                obj, err = results[(key.replace("-after", "-before"), h)]
+                obj, err, content = results[(key.replace("-after", "-before"), h)]
                 if obj:
                     obj_after = os.path.join(out, "obj", f"{key}+{slugs[h]}.o")
                     shutil.copyfile(obj, obj_after)
                     obj = obj_after
-                results[(key, h)] = (obj, err)
+                results[(key, h)] = (obj, err, content)
     # Objects of headers no longer left out, from an earlier run, would be shipped to the guest.
-    keep = {f"{key}+{slugs[h]}.o" for (key, h), (obj, _) in results.items() if obj}
+    keep = {f"{key}+{slugs[h]}.o" for (key, h), (obj, _, _) in results.items() if obj}
     for f in os.listdir(os.path.join(out, "obj")):
         if "+" in f and f.endswith(".o") and f not in keep:
             os.unlink(os.path.join(out, "obj", f))
     alone_units = {}
-    for (key, h), (obj, err) in sorted(results.items()):
+    for (key, h), (obj, err, content) in sorted(results.items()):
         alone_units[f"{key}+{slugs[h]}"] = AloneUnit(key, h, err, os.path.relpath(obj, out) if obj else None,
-                                                     os.path.getsize(obj) if obj else 0)
+                                                     os.path.getsize(obj) if obj else 0, content)
     comparisons = [AlonePair(name, h, o, n, f"{o}+{slugs[h]}", f"{n}+{slugs[h]}")
                    for (name, h), (o, n) in sorted(pairs.items())
                    if results[(o, h)][0] and results[(n, h)][0]]
     coverage = {}
     for key in (unit_key(lang, rev) for lang in LANGS for rev in REVS):
-        own = {h for (k, h), (obj, _) in results.items() if k == key and obj}
-        without = {h: results.get((key, h), (None, None))[1] or "?" for h in sorted(alone[key] - main[key] - own)}
+        own = {h for (k, h), (obj, _, _) in results.items() if k == key and obj}
+        without = {h: results.get((key, h), (None, None, None))[1] or "?" for h in sorted(alone[key] - main[key] - own)}
         # A left-out header with no own unit here has no counterpart to compare with.
         for h in list(without):
             if (key, h) not in results:

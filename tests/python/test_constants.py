@@ -229,7 +229,7 @@ def test_step_constants_keeps_the_units_order_whatever_thread_ends_first(monkeyp
 
     released = threading.Event()
 
-    def fake_build(compiler, lang, include, out, name, headers, full, c_result, prior, by_header):
+    def fake_build(compiler, lang, include, out, name, headers, *, content, full, c_result, prior, by_header):
         if name == "cxx-before":       # finishes before c-after, which waits for it
             released.set()
         elif name == "c-after":
@@ -237,6 +237,7 @@ def test_step_constants_keeps_the_units_order_whatever_thread_ends_first(monkeyp
         return {"constants": 1, "syscalls": 0, "strings": 0, "not_constants": {}}
 
     monkeypatch.setattr(defines, "build_constants", fake_build)
+    monkeypatch.setattr(defines, "dir_digest", lambda inc: f"digest of {inc}")
     units = {k: types.SimpleNamespace(lang=k.split("-")[0], rev=k.split("-")[1], included=["linux/a.h"])
              for k in ("c-before", "c-after", "cxx-before", "cxx-after")}
     opts = types.SimpleNamespace(out="/nonexistent", full=False, jobs=2, git=None, drift=False)

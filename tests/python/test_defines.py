@@ -14,6 +14,7 @@ import pytest
 
 from conftest import ROOT, write_tree
 from uapi_check import constants, defines
+from uapi_check import headers as headers_mod
 from uapi_check.config import UNIT_FLAGS
 
 TOOL = os.environ.get("ABIDIFF_UAPI_TOOL", os.path.join(ROOT, "build", "abidiff-uapi", "abidiff-uapi"))
@@ -61,7 +62,8 @@ def build(out, inc, name, lang, monkeypatch, calls, prior=None, by_header=True, 
 
     monkeypatch.setattr(constants, "compile_expansions", spy)
     compiler = types.SimpleNamespace(path=cc, version=f"{cc} test")
-    return defines.build_constants(compiler, lang, inc, out, name, headers, prior=prior, by_header=by_header)
+    return defines.build_constants(compiler, lang, inc, out, name, headers, content=headers_mod.dir_digest(inc),
+                                   prior=prior, by_header=by_header)
 
 
 def tool_values(out, summary):
@@ -242,7 +244,7 @@ def test_a_one_header_unit_compiles_its_constants_once(tmp_path, monkeypatch):
             f.write("".join(f"#include <{h}>\n" for h in unit))
         subprocess.run(["gcc", *UNIT_FLAGS["c"], "-g", "-fno-eliminate-unused-debug-types", "-I", inc, "-c", src, "-o",
                         os.path.join(out, "obj", f"{name}.o")], check=True)
-        summary = defines.build_constants(compiler, "c", inc, out, name, unit)
+        summary = defines.build_constants(compiler, "c", inc, out, name, unit, content=headers_mod.dir_digest(inc))
         objects = defines.data_of(summary["cache"])["objects"]
         results[name] = (tool_values(out, summary), [o for o in objects if o.startswith("constants-self")],
                          summary["rejected"].get("M_BAD"), members(out, summary),
@@ -256,3 +258,27 @@ def test_a_one_header_unit_compiles_its_constants_once(tmp_path, monkeypatch):
     assert sorted(results["one"][4]) == [f"M_KERNEL_{i}" for i in range(7)], results
     assert all("'PAGE_SIZE' undeclared" in r for r in results["one"][4].values()), results
     assert checked == [sorted(tree)], checked
+
+
+def test_a_define_no_type_uses_is_evaluated_again_when_it_changes(tmp_path, monkeypatch):
+    """A #define that no type uses changes its value: the unit's object is the same bytes, and
+    the entry is another one all the same (its key has the bytes of the headers), with the new
+    value. Keyed by the object alone, the old entry, and the old value, came back."""
+    monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
+    out = str(tmp_path)
+    inc = write_tree(tmp_path / "include" / "after", HEADERS)
+    first = build(out, inc, "c-after", "c", monkeypatch, [])
+    unit = open(os.path.join(out, "obj", "c-after.o"), "rb").read()
+    write_tree(tmp_path / "include" / "after", {"a/types.h": HEADERS["a/types.h"].replace("0x10", "0x20")})
+    defines._DATA.clear()
+    second = build(out, inc, "c-after", "c", monkeypatch, [], prior=first)
+    assert open(os.path.join(out, "obj", "c-after.o"), "rb").read() == unit
+    assert second["key"] != first["key"]
+    values = tool_values(out, second)
+    assert values["A_FLAG"] == 0x20 and values == printed(inc, "c", second), values
+
+
+def printed(inc, lang, summary, headers=UNIT):
+    """The values a compiled program prints for the constants an entry kept."""
+    kept = [constants.Constant(*k) for k in defines.data_of(summary["cache"])["kept"]]
+    return constants.print_constants("gcc" if lang == "c" else "g++", inc, headers, UNIT_FLAGS[lang], kept)

@@ -95,10 +95,10 @@ def test_build_alone_unit_reports_the_first_error(tmp_path):
     (inc / "linux" / "bad.h").write_text("struct bad { u32 a; };\n")
     (out / "obj").mkdir()
     (out / "work").mkdir()
-    obj, err = units.build_alone_unit("gcc", "c", "c-after+linux-ok", "linux/ok.h", str(inc), str(out))
-    assert err is None and os.path.isfile(obj)
-    obj, err = units.build_alone_unit("gcc", "c", "c-after+linux-bad", "linux/bad.h", str(inc), str(out))
-    assert obj is None and err.startswith("include/linux/bad.h:1:") and "u32" in err
+    obj, err, content = units.build_alone_unit("gcc", "c", "c-after+linux-ok", "linux/ok.h", str(inc), str(out))
+    assert err is None and os.path.isfile(obj) and content
+    obj, err, content = units.build_alone_unit("gcc", "c", "c-after+linux-bad", "linux/bad.h", str(inc), str(out))
+    assert obj is None and err.startswith("include/linux/bad.h:1:") and "u32" in err and content is None
 
 
 @NEEDS_GCC
@@ -273,8 +273,8 @@ def test_alone_unit_cache_follows_the_files_it_reads(tmp_path, monkeypatch):
     monkeypatch.setattr(units, "run", lambda *a, **k: calls.append(a) or real_run(*a, **k))
 
     def build(**kw):
-        obj, err = units.build_alone_unit("gcc", "c", "c-after+linux-a", "linux/a.h", str(inc), str(out),
-                                          ident=ident, **kw)
+        obj, err, _ = units.build_alone_unit("gcc", "c", "c-after+linux-a", "linux/a.h", str(inc), str(out),
+                                             ident=ident, **kw)
         assert err is None
         return open(obj, "rb").read()
     first = build()
@@ -290,6 +290,37 @@ def test_alone_unit_cache_follows_the_files_it_reads(tmp_path, monkeypatch):
     assert len(calls) == 3
 
 
+@NEEDS_GCC
+@pytest.mark.parametrize("ident", [None, {"path": "gcc", "version": "gcc 12"}])
+def test_an_alone_units_content_is_the_bytes_its_compile_read(tmp_path, monkeypatch, ident):
+    """The content digest of a unit of one header (what its #define constants are keyed by, with
+    the object): the same while the files it reads keep their bytes, compiled or from the cache,
+    another when one of them changes, even where the object does not (a macro that no type
+    uses), and not moved by a header it does not read."""
+    monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    inc = out / "include" / "after"
+    (inc / "linux").mkdir(parents=True)
+    (inc / "linux" / "a.h").write_text("#include <linux/t.h>\nstruct a { int x; };\n")
+    (inc / "linux" / "t.h").write_text("#define T_FLAG 1\n")
+    (inc / "linux" / "other.h").write_text("#define O_FLAG 1\n")
+    (out / "obj").mkdir()
+    (out / "work").mkdir()
+
+    def build():
+        obj, err, content = units.build_alone_unit("gcc", "c", "c-after+linux-a", "linux/a.h", str(inc), str(out),
+                                                   ident=ident)
+        assert err is None
+        return open(obj, "rb").read(), content
+    first, key = build()
+    assert build() == (first, key)
+    (inc / "linux" / "other.h").write_text("#define O_FLAG 2\n")
+    assert build() == (first, key)
+    (inc / "linux" / "t.h").write_text("#define T_FLAG 2\n")
+    obj, changed = build()
+    assert obj == first and changed != key
+
+
 def test_alone_unit_cache_keeps_each_side_in_its_own_include_dir(tmp_path):
     """The same header with the same bytes on both sides: the after side does not take the
     before side's object, whose DWARF names include/before (dump --headers include/after of
@@ -302,8 +333,8 @@ def test_alone_unit_cache_keeps_each_side_in_its_own_include_dir(tmp_path):
     (out / "work").mkdir()
     ident = {"path": "gcc", "version": "gcc 12"}
     for side in ("before", "after"):
-        obj, err = units.build_alone_unit("gcc", "c", f"c-{side}+linux-a", "linux/a.h",
-                                          str(out / "include" / side), str(out), ident=ident)
+        obj, err, _ = units.build_alone_unit("gcc", "c", f"c-{side}+linux-a", "linux/a.h",
+                                             str(out / "include" / side), str(out), ident=ident)
         assert err is None
         data = open(obj, "rb").read()
         assert f"include/{side}".encode() in data
