@@ -87,11 +87,11 @@ def _balanced_text(text):
 
 
 def find_constants(cc: str, include_dir: str, headers: list[str],
-                   flags: list[str]) -> tuple[list[Constant], dict[str, str]]:
+                   flags: list[str], sc=None) -> tuple[list[Constant], dict[str, str]]:
     """The candidates (header and line order) and {name: reason} of the macros that cannot be
     constants before any compile: empty, self-naming, no expression, excluded, function-like
-    (those defined under the include dir)."""
-    sc = scan(cc, include_dir, headers, flags)
+    (those defined under the include dir). sc: the unit's scan, when the caller has it."""
+    sc = sc or scan(cc, include_dir, headers, flags)
     defs, function_like = sc.defs, sc.function_like
     found, rejected = [], {}
     expansions = sc.expansions

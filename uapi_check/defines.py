@@ -18,6 +18,9 @@ what does not compile there with all the unit's headers (in a drift of two relea
 see step_constants). A unit of one header compiles all its constants, the self-contained ones
 too, in one object, with no check first (_compile_single). The macro scan is the ioctl step's
 (macros.scan). What is not a constant is counted with its reason, never dropped silently.
+A commit that changes no directive (its macro scan is the parent's, from the scan store, with
+the moved lines taken again) starts from the parent's constants and only places them again
+(_from_prior): no macro is judged twice.
 """
 import concurrent.futures
 import functools
@@ -31,7 +34,7 @@ import tempfile
 import threading
 import zlib
 
-from . import constants, units
+from . import constants, macros, units
 from .config import UNIT_FLAGS, cache_dir
 from .headers import dir_digest
 from .util import Fatal, by_stat, object_key, publish_dir, replaceable, run, write_atomic
@@ -271,95 +274,189 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
 
     Nine in ten constants are self-contained (literals only): they compile without the headers,
     in objects cached by their own text (_self_contained_objects), so a change to one header
-    recompiles few of them. The others need the unit's headers, and are checked and compiled
-    here, with them, into constants.o (absent when there are none).
+    recompiles few of them. The others need the unit's headers (_place).
 
-    prior: what the other side of the comparison (the before side, the parent commit) made of its
-    macros: "failed" {name: [expansion, reason]} and "kept" {name: expansion}. A macro that
-    expands to the same text here keeps its verdict: a rejected one without a compile, a kept
-    one straight into the object; only the new and changed ones are checked. Compiler errors
-    cost about 25 ms each in gcc and 140 ms in g++ when the headers are there, and a whole UAPI
-    has a few hundred. Only when that object does not compile do the rounds of
-    constants.check_constants run over all.
-
-    by_header: the constants that name something in objects by header (_header_objects), which
-    a later unit reuses where it reads the same bytes; else all of them in constants.o, one
-    compile (see step_constants)."""
+    prior: the other side of the comparison (the before side, the parent commit): {"failed":
+    {name: [expansion, reason]}, "cache": its entry}. Where both sides' macro scans come from one
+    entry of the scan store and the other side kept every constant it started from, this side's
+    constants are the other side's, only placed again (_from_prior). Else they are evaluated
+    (_evaluate). by_header: see _place (a unit of one header takes its own path there, whatever
+    by_header says)."""
     cache = os.path.join(cache_dir(), "constants", key)
     flags = UNIT_FLAGS[lang]
     if not full and _complete(cache):
         return cache
     rel_inc = os.path.relpath(include, out)
+    single = len(headers) == 1
     try:
-        found, rejected = constants.find_constants(compiler.path, include, headers, flags)
-        skipped = {}
-        if known_bad:
-            skipped = {k.name: f"{known_bad[k.name]} (in C; not checked again in C++)"
-                       for k in found if k.name in known_bad}
-        if prior:
-            failed = prior["failed"]
-            skipped.update({k.name: failed[k.name][1] for k in found
-                            if k.name not in skipped and k.name in failed and failed[k.name][0] == k.text})
-        candidates = [k for k in found if k.name not in skipped]
-        selfc, rest = [], []
-        for k in candidates:
-            (selfc if constants.self_contained(k) else rest).append(k)
-        candidates = rest
+        sc = macros.scan(compiler.path, include, headers, flags)
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         # A directory of its own: another run may be writing the same key.
         tmp = tempfile.mkdtemp(prefix=os.path.basename(cache) + ".tmp.", dir=os.path.dirname(cache))
-        # A unit of one header (step 3b's) compiles all its constants in one constants.o: an
-        # object and a compile of their own, or a check, cost it more than its few hundred
-        # constants, and no other unit reuses them.
-        single = len(headers) == 1
-        self_objs, self_kept, kept, hdr_objs = [], [], None, []
-        if single:
-            kept, bad = _compile_single(compiler, flags, lang, selfc + candidates, headers, rel_inc, out, tmp)
-            skipped.update(bad)
-        else:
-            self_objs, self_kept, self_bad = _self_contained_objects(compiler, lang, rel_inc, out, selfc, full)
-            skipped.update(self_bad)
-
-        def place(trial):
-            """The objects of trial: by header where they compile there, the rest in constants.o
-            with all headers (MacroError when that does not compile)."""
-            objs, left = (_header_objects(compiler, lang, include, rel_inc, out, trial, headers, full)
-                          if by_header else ([], trial))
-            if left:
-                _compile(compiler, flags, lang, left, headers, rel_inc, out, tmp)
-            return objs
-
-        if prior is not None and not single:
-            # Only what is new here, or expands to other text, is checked (few errors); what
-            # compiled on the other side goes straight into the objects with it.
-            same = prior.get("kept", {})
-            suspects = [k for k in candidates if same.get(k.name) != k.text]
-            ok, bad = constants.check_constants(compiler.path, include, headers, flags, suspects,
-                                                verify=by_header) if suspects else ([], {})
-            skipped.update(bad)
-            trial = [k for k in candidates if k.name not in bad]
-            try:
-                hdr_objs = place(trial) if trial else []
-                kept = trial
-            except constants.MacroError:
-                kept = None     # a change broke a constant the other side kept: every round
-        if kept is None:
-            kept, more = constants.check_constants(compiler.path, include, headers, flags,
-                                                   [k for k in candidates if k.name not in skipped],
-                                                   verify=by_header)
-            skipped.update(more)
-            try:
-                hdr_objs = place(kept) if kept else []
-            except constants.MacroError:
-                if by_header:
-                    raise
-                # The check's last round was not verified, and the compile of all that it kept
-                # (which stands in for that round) failed: the rounds go on, verifying.
-                kept, more = constants.check_constants(compiler.path, include, headers, flags, kept)
-                skipped.update(more)
-                hdr_objs = place(kept) if kept else []
+        try:
+            basis = _basis(sc, rel_inc, known_bad)
+            data = None
+            if prior is not None and by_header and not single and not full and basis:
+                data = _from_prior(compiler, lang, include, rel_inc, out, headers, sc, basis, prior["cache"], tmp)
+            if data is None:
+                data = _evaluate(compiler, lang, include, rel_inc, out, headers, full, sc, basis, known_bad, prior,
+                                 by_header, tmp)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
     except constants.MacroError as e:
         raise Fatal(f"constants of {os.path.basename(unit_obj)}: {e}")
+    write_atomic(os.path.join(tmp, "constants.json"), json.dumps(data, separators=(",", ":"), sort_keys=True))
+    # Keyed by content: an entry another run published first stays (it may be reading it), and
+    # _complete has then read that one.
+    publish_dir(tmp, cache, _complete)
+    _DATA.setdefault(cache, data)
+    return cache
+
+
+def _basis(sc, rel_inc, known_bad):
+    """What an entry's constants follow from, for _from_prior: the scan's origin (its entry in the
+    scan store, and the files whose bytes differ from it), where the unit names its headers, and
+    the C side's rejections (a C++ unit's known_bad); None when the scan is not kept."""
+    if not sc.origin:
+        return None
+    entry, changed = sc.origin
+    return {"changed": dict(changed),
+            "known_bad": hashlib.sha256(json.dumps(known_bad, sort_keys=True).encode()).hexdigest()[:24],
+            "rel_inc": rel_inc, "scan": entry, "settled": True}
+
+
+def _from_prior(compiler, lang, include, rel_inc, out, headers, sc, basis, prior_cache, tmp):
+    """The data of _evaluate, without evaluating a macro again, when the other side's entry has
+    the same basis and was settled (it kept every candidate it started from: nothing it checked
+    failed). The two scans are then one scan-store entry's: the same macros, expansions and
+    verdicts (the same known_bad; the other side's rejections, which _evaluate would take for
+    the same expansions), and the same lines but in the files whose bytes differ between the
+    two. So the kept constants are the other side's, with those files' lines from this scan,
+    and only their objects are made again (each cached by its content: a commit that changes
+    one header compiles what that header's constants or bytes decide). None when the bases
+    differ, or when a constant the other side kept does not compile here (a type it names
+    changed): _evaluate then judges them all."""
+    old = data_of(prior_cache)
+    was = old.get("basis")
+    if not was or not was["settled"] or any(was[k] != basis[k] for k in ("scan", "rel_inc", "known_bad")):
+        return None
+    moved = {f for f in set(was["changed"]) | set(basis["changed"])
+             if was["changed"].get(f) != basis["changed"].get(f)}
+    defs = sc.defs
+    rows = old["kept"]
+    if moved:
+        rows = [list(r) for r in rows]
+        for r in rows:
+            if r[1] in moved:
+                where = defs.get(r[0])
+                if where is None or where[0] != r[1]:
+                    return None
+                r[2] = where[1]
+        rows.sort(key=_FOUND_ORDER)
+    kept = list(map(constants.Constant._make, rows))
+    selfc, rest = [], []
+    for k in kept:
+        (selfc if constants.self_contained(k) else rest).append(k)
+    # The two kinds of objects compile at once (a commit recompiles about one of each).
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        literal = pool.submit(_self_contained_objects, compiler, lang, rel_inc, out, selfc)
+        try:
+            hdr_objs = _place(compiler, lang, include, rel_inc, out, rest, headers, False, True, tmp) if rest else []
+        except constants.MacroError:
+            hdr_objs = None
+        self_objs, _, bad = literal.result()
+    if hdr_objs is None or bad:
+        if os.path.lexists(os.path.join(tmp, "constants.o")):
+            os.unlink(os.path.join(tmp, "constants.o"))
+        return None
+    return {"basis": basis, "failed": old["failed"], "kept": rows,
+            "objects": [os.path.relpath(o, cache_dir()) for o in hdr_objs + self_objs],
+            "rejected": old["rejected"], "strings": old["strings"], "syscalls": old["syscalls"]}
+
+
+_FOUND_ORDER = operator.itemgetter(1, 2, 0)     # a kept row's header, line and name: found's order
+
+
+def _place(compiler, lang, include, rel_inc, out, trial, headers, full, by_header, tmp):
+    """The objects of trial: by header (_header_objects) where they compile there, the rest in
+    tmp/constants.o with all the unit's headers (MacroError when that does not compile).
+    by_header False: all of them in constants.o, one compile (see step_constants)."""
+    objs, left = (_header_objects(compiler, lang, include, rel_inc, out, trial, headers, full)
+                  if by_header else ([], trial))
+    if left:
+        _compile(compiler, UNIT_FLAGS[lang], lang, left, headers, rel_inc, out, tmp)
+    return objs
+
+
+def _evaluate(compiler, lang, include, rel_inc, out, headers, full, sc, basis, known_bad, prior, by_header, tmp):
+    """The data of an entry (constants.json), its macros judged by the compiler.
+
+    prior: what the other side made of its macros. A macro that expands to the same text here
+    keeps its verdict: a rejected one without a compile, a kept one straight into the objects;
+    only the new and changed ones are checked. Compiler errors cost about 25 ms each in gcc and
+    140 ms in g++ when the headers are there, and a whole UAPI has a few hundred. Only when the
+    objects do not compile do the rounds of constants.check_constants run over all."""
+    flags = UNIT_FLAGS[lang]
+    found, rejected = constants.find_constants(compiler.path, include, headers, flags, sc)
+    skipped = {}
+    if known_bad:
+        skipped = {k.name: f"{known_bad[k.name]} (in C; not checked again in C++)"
+                   for k in found if k.name in known_bad}
+    if prior:
+        failed = prior["failed"]
+        skipped.update({k.name: failed[k.name][1] for k in found
+                        if k.name not in skipped and k.name in failed and failed[k.name][0] == k.text})
+    started = len(skipped)
+    candidates = [k for k in found if k.name not in skipped]
+    selfc, rest = [], []
+    for k in candidates:
+        (selfc if constants.self_contained(k) else rest).append(k)
+    candidates = rest
+    # A unit of one header (step 3b's) compiles all its constants in one constants.o: an
+    # object and a compile of their own, or a check, cost it more than its few hundred
+    # constants, and no other unit reuses them.
+    single = len(headers) == 1
+    self_objs, self_kept, kept, hdr_objs = [], [], None, []
+    if single:
+        kept, bad = _compile_single(compiler, flags, lang, selfc + candidates, headers, rel_inc, out, tmp)
+        skipped.update(bad)
+    else:
+        self_objs, self_kept, self_bad = _self_contained_objects(compiler, lang, rel_inc, out, selfc, full)
+        skipped.update(self_bad)
+
+    def place(trial):
+        return _place(compiler, lang, include, rel_inc, out, trial, headers, full, by_header, tmp)
+
+    if prior is not None and not single:
+        # Only what is new here, or expands to other text, is checked (few errors); what
+        # compiled on the other side goes straight into the objects with it.
+        same = _kept_texts(prior["cache"])
+        suspects = [k for k in candidates if same.get(k.name) != k.text]
+        ok, bad = constants.check_constants(compiler.path, include, headers, flags, suspects,
+                                            verify=by_header) if suspects else ([], {})
+        skipped.update(bad)
+        trial = [k for k in candidates if k.name not in bad]
+        try:
+            hdr_objs = place(trial) if trial else []
+            kept = trial
+        except constants.MacroError:
+            kept = None     # a change broke a constant the other side kept: every round
+    if kept is None:
+        kept, more = constants.check_constants(compiler.path, include, headers, flags,
+                                               [k for k in candidates if k.name not in skipped],
+                                               verify=by_header)
+        skipped.update(more)
+        try:
+            hdr_objs = place(kept) if kept else []
+        except constants.MacroError:
+            if by_header:
+                raise
+            # The check's last round was not verified, and the compile of all that it kept
+            # (which stands in for that round) failed: the rounds go on, verifying.
+            kept, more = constants.check_constants(compiler.path, include, headers, flags, kept)
+            skipped.update(more)
+            hdr_objs = place(kept) if kept else []
     texts = {k.name: k.text for k in found}
     names = {k.name for k in kept} | {k.name for k in self_kept}
     kept = [k for k in found if k.name in names]    # found's order: header, line, name
@@ -370,12 +467,10 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
             "objects": [os.path.relpath(o, cache_dir()) for o in hdr_objs + self_objs],
             "rejected": dict(sorted({**rejected, **skipped}.items())),
             "strings": sum(map(_STRING, kept)), "syscalls": sum(map(_SYSCALL, map(_NAME, kept)))}
-    write_atomic(os.path.join(tmp, "constants.json"), json.dumps(data, separators=(",", ":"), sort_keys=True))
-    # Keyed by content: an entry another run published first stays (it may be reading it), and
-    # _complete has then read that one.
-    publish_dir(tmp, cache, _complete)
-    _DATA.setdefault(cache, data)
-    return cache
+    if basis:
+        # Settled: every candidate it started from kept (no check or compile failed one).
+        data = {"basis": {**basis, "settled": len(skipped) == started}, **data}
+    return data
 
 
 def build_constants(compiler, lang, include, out, name, headers, *, content, full=False, c_result=None, prior=None,
@@ -396,8 +491,7 @@ def build_constants(compiler, lang, include, out, name, headers, *, content, ful
     with lock:
         cache = _build(compiler, lang, include, out, unit_obj, headers, full, key,
                        c_result["rejected"] if c_result else None,
-                       {"failed": prior["failed"], "kept": _kept_texts(prior["cache"])} if prior else None,
-                       by_header)
+                       {"failed": prior["failed"], "cache": prior["cache"]} if prior else None, by_header)
         # The constants compiled with all headers, then those compiled with their own headers and
         # the self-contained ones (objects named by their keys).
         members = [os.path.join(cache_dir(), o) for o in data_of(cache)["objects"]]

@@ -298,6 +298,10 @@ class Scan:
     expansions: dict      # {name: expansion, whitespace folded} for every name of defs
     enums: dict           # {name: (header, line, EXPR)}: `NAME = EXPR` lines (enumerator candidates)
     enum_expansions: dict  # {name: expansion} of the candidates whose EXPR preprocesses alone
+    # Where the scan came from, when the store keeps it (scans.py): (the entry's id, {file: sha256}
+    # of the files whose bytes differ from the entry's). Two scans of one entry have the same
+    # expansions, and the same definitions but for the lines of the files whose bytes differ.
+    origin: tuple = None
 
 
 _SCANS = collections.OrderedDict()   # (cc, include dir, headers, flags) -> (file stamps, Scan)
@@ -341,7 +345,9 @@ def scan(cc: str, include_dir: str, headers: list[str], flags: list[str]) -> Sca
         if result is None:
             result = _scan(cc, include_dir, headers, flags)
             if _STORE:
-                _STORE.save(cc, include_dir, headers, flags, result)
+                entry = _STORE.save(cc, include_dir, headers, flags, result)
+                if entry:
+                    result.origin = (entry, {})
         now = stamps(include_dir, result.files)
         with _SCANS_LOCK:
             if now is not None:

@@ -190,13 +190,15 @@ class Store:
         if not changed and now != meta["files"]:
             meta["files"] = now     # new stats: the next run need not hash these files
             write_atomic(os.path.join(d, key + ".files.json"), json.dumps(meta))
+        sc.origin = (_entry_id(d, key), {rel: now[rel][0] for rel in sorted(changed)})
         return sc
 
     def save(self, cc, include_dir, headers, flags, sc):
-        """Keep a new scan of this unit (a failure to write only costs the next run a scan)."""
+        """Keep a new scan of this unit (a failure to write only costs the next run a scan).
+        Returns the entry's id (Scan.origin), or None when none is kept."""
         d = self._unit_dir(cc, headers, flags)
         if d is None or self.keep is not None and os.path.realpath(include_dir) not in self.keep:
-            return
+            return None
         files, dup = {}, {}
         known = self._known.pop((d, include_dir), {})
         try:
@@ -232,7 +234,13 @@ class Store:
                          json.dumps({"listing": listing, "files": files}))
             _prune(d)
         except OSError:
-            pass
+            return None
+        return _entry_id(d, key)
+
+
+def _entry_id(d, key):
+    """An entry's id: its unit's folder and its key (which the bytes of the files it read decide)."""
+    return f"{os.path.basename(d)}/{key}"
 
 
 def _known_digests(d):

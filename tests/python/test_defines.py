@@ -7,13 +7,14 @@ against a compiled program that prints the constants (constants.print_constants)
 The tool is $ABIDIFF_UAPI_TOOL, else build/abidiff-uapi/abidiff-uapi; a missing tool fails."""
 import json
 import os
+import shutil
 import subprocess
 import types
 
 import pytest
 
 from conftest import ROOT, write_tree
-from uapi_check import constants, defines
+from uapi_check import constants, defines, macros, scans
 from uapi_check import headers as headers_mod
 from uapi_check.config import UNIT_FLAGS
 
@@ -282,3 +283,161 @@ def printed(inc, lang, summary, headers=UNIT):
     """The values a compiled program prints for the constants an entry kept."""
     kept = [constants.Constant(*k) for k in defines.data_of(summary["cache"])["kept"]]
     return constants.print_constants("gcc" if lang == "c" else "g++", inc, headers, UNIT_FLAGS[lang], kept)
+
+
+# A commit that changes no macro (no directive, only lines between them): step 3c takes the
+# other side's constants and places them again (_from_prior), instead of judging every macro.
+FROM_PRIOR = defines._from_prior
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    """The scan store of a run whose after side is tmp_path/include/after."""
+    monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
+    inc = str(tmp_path / "include" / "after")
+    monkeypatch.setattr(macros, "_STORE", scans.Store(str(tmp_path / "cache"), {"gcc": "gcc test", "g++": "g++ test"},
+                                                      keep=[inc]))
+    macros._SCANS.clear()
+    defines._DATA.clear()
+    return inc
+
+
+def placed_again(monkeypatch):
+    """Spy on _from_prior: the list of what each call returned (None: it declined)."""
+    got = []
+
+    def spy(*a, **k):
+        got.append(FROM_PRIOR(*a, **k))
+        return got[-1]
+    monkeypatch.setattr(defines, "_from_prior", spy)
+    return got
+
+
+def evaluated(out, inc, name, lang, monkeypatch, summary, prior, c_result=None):
+    """The entry of summary made again by _evaluate alone (the fast path off): its data and the
+    members of its archive, with the same prior."""
+    shutil.rmtree(summary["cache"])
+    defines._DATA.pop(summary["cache"], None)
+    monkeypatch.setattr(defines, "_from_prior", lambda *a, **k: None)
+    again = rebuild(out, inc, name, lang, monkeypatch, prior, c_result)
+    monkeypatch.setattr(defines, "_from_prior", FROM_PRIOR)
+    assert again["cache"] == summary["cache"]
+    return defines.data_of(again["cache"]), members(out, again)
+
+
+def rebuild(out, inc, name, lang, monkeypatch, prior, c_result=None, headers=UNIT):
+    """build() with a C result for a C++ unit."""
+    if c_result is None:
+        return build(out, inc, name, lang, monkeypatch, [], prior=prior, headers=headers)
+    real = defines.build_constants
+    monkeypatch.setattr(defines, "build_constants", lambda *a, **k: real(*a, **{**k, "c_result": c_result}))
+    try:
+        return build(out, inc, name, lang, monkeypatch, [], prior=prior, headers=headers)
+    finally:
+        monkeypatch.setattr(defines, "build_constants", real)
+
+
+
+def row(summary, name):
+    return next(k for k in defines.data_of(summary["cache"])["kept"] if k[0] == name)
+
+
+def test_a_commit_that_changes_no_macro_places_the_same_constants_again(tmp_path, monkeypatch, store):
+    """A member added to a struct moves the lines after it and the size that names the struct:
+    the entry takes the other side's constants with the new lines, its objects are made again,
+    and it is the entry a full evaluation makes, byte for byte (data and archive). A later
+    commit that changes another header takes the first header's lines from the scan again."""
+    out, inc = str(tmp_path), store
+    write_tree(tmp_path / "include" / "after", HEADERS)
+    first = build(out, inc, "c-after", "c", monkeypatch, [])
+    basis = defines.data_of(first["cache"])["basis"]
+    assert basis["settled"] and basis["changed"] == {}, basis
+    assert row(first, "A_FLAG")[2] == 5
+    # The same directives, a line more in struct a_s: A_FLAG moves to line 6, A_SIZE grows.
+    write_tree(tmp_path / "include" / "after",
+               {"a/types.h": HEADERS["a/types.h"].replace("int x[3]; };", "int x[3];\n  int y; };")})
+    got = placed_again(monkeypatch)
+    second = build(out, inc, "c-after", "c", monkeypatch, [], prior=first)
+    assert len(got) == 1 and got[0] is not None
+    assert row(second, "A_FLAG")[2] == 6 and list(defines.data_of(second["cache"])["basis"]["changed"]) == ["a/types.h"]
+    values = tool_values(out, second)
+    assert values == printed(inc, "c", second) and values["A_SIZE"] == 16 and values["B_SIZE"] == 32, values
+    data, parts = defines.data_of(second["cache"]), members(out, second)
+    assert evaluated(out, inc, "c-after", "c", monkeypatch, second, first) == (data, parts)
+    # Then a line more in b/b.h, a/types.h as it first was: its lines are the entry's again.
+    write_tree(tmp_path / "include" / "after", {"a/types.h": HEADERS["a/types.h"],
+                                                "b/b.h": "\n" + HEADERS["b/b.h"]})
+    got = placed_again(monkeypatch)
+    third = build(out, inc, "c-after", "c", monkeypatch, [], prior=second)
+    assert len(got) == 1 and got[0] is not None
+    assert row(third, "A_FLAG")[2] == 5 and row(third, "B_SIZE")[2] == 3
+    assert tool_values(out, third)["A_SIZE"] == 12
+    data, parts = defines.data_of(third["cache"]), members(out, third)
+    assert evaluated(out, inc, "c-after", "c", monkeypatch, third, second) == (data, parts)
+
+
+def test_a_changed_directive_or_a_constant_that_fails_is_evaluated_again(tmp_path, monkeypatch, store):
+    """A changed #define makes a new scan (another scan-store entry): every macro is judged. A
+    struct that goes away breaks a constant the other side kept: _from_prior declines, and the
+    evaluation, which finds the failure, leaves an entry that is not settled, from which the next
+    commit does not start either. Each entry is the one a full evaluation makes."""
+    out, inc = str(tmp_path), store
+    write_tree(tmp_path / "include" / "after", HEADERS)
+    first = build(out, inc, "c-after", "c", monkeypatch, [])
+    unit = open(os.path.join(out, "obj", "c-after.o"), "rb").read()
+    write_tree(tmp_path / "include" / "after", {"a/types.h": HEADERS["a/types.h"].replace("0x10", "0x20")})
+    got = placed_again(monkeypatch)
+    second = build(out, inc, "c-after", "c", monkeypatch, [], prior=first)
+    # No type uses A_FLAG: the unit's object is the same bytes, its constants are not.
+    assert open(os.path.join(out, "obj", "c-after.o"), "rb").read() == unit
+    assert got == [None] and tool_values(out, second)["A_FLAG"] == 0x20
+    assert defines.data_of(second["cache"])["basis"]["scan"] != defines.data_of(first["cache"])["basis"]["scan"]
+    data = defines.data_of(second["cache"]), members(out, second)
+    assert evaluated(out, inc, "c-after", "c", monkeypatch, second, first) == data
+    # struct h_s renamed (no directive changes): G_SIZE no longer compiles.
+    write_tree(tmp_path / "include" / "after", {"h/h.h": "struct h_gone { char c[7]; };\n"})
+    got = placed_again(monkeypatch)
+    third = build(out, inc, "c-after", "c", monkeypatch, [], prior=second)
+    assert got == [None]
+    assert "G_SIZE" in third["failed"] and "G_SIZE" not in tool_values(out, third)
+    assert not defines.data_of(third["cache"])["basis"]["settled"]
+    data = defines.data_of(third["cache"]), members(out, third)
+    assert evaluated(out, inc, "c-after", "c", monkeypatch, third, second) == data
+    # The next commit (a blank line in a/types.h) starts from an entry that is not settled.
+    write_tree(tmp_path / "include" / "after", {"a/types.h": "\n" + HEADERS["a/types.h"].replace("0x10", "0x20")})
+    got = placed_again(monkeypatch)
+    fourth = build(out, inc, "c-after", "c", monkeypatch, [], prior=third)
+    assert got == [None]
+    data = defines.data_of(fourth["cache"]), members(out, fourth)
+    assert evaluated(out, inc, "c-after", "c", monkeypatch, fourth, third) == data
+
+
+Y_HEADER = ("#ifdef __cplusplus\nstruct y_s { int a; };\n#else\nstruct y_s { int a; };\n#endif\n"
+            "#define Y_SIZE sizeof(struct y_s)\n")
+
+
+def test_a_cxx_unit_starts_from_its_other_side_only_with_the_same_c_rejections(tmp_path, monkeypatch, store):
+    """A C++ unit's rejections start from C's (known_bad). A change that breaks Y_SIZE in C only
+    (the struct of the C branch renamed) changes them: the C++ unit then evaluates again and
+    takes C's verdict, as a full evaluation does, although its own scan and the other side's
+    are one entry's."""
+    out, inc = str(tmp_path), store
+    headers = UNIT + ["y/y.h"]
+    write_tree(tmp_path / "include" / "after", {**HEADERS, "y/y.h": Y_HEADER})
+    c1 = build(out, inc, "c-after", "c", monkeypatch, [], headers=headers)
+    x1 = rebuild(out, inc, "cxx-after", "cxx", monkeypatch, None, c1, headers)
+    assert "Y_SIZE" not in c1["failed"] and "Y_SIZE" not in x1["failed"]
+    write_tree(tmp_path / "include" / "after",
+               {"y/y.h": Y_HEADER.replace("#else\nstruct y_s", "#else\nstruct y_gone")})
+    c2 = build(out, inc, "c-after", "c", monkeypatch, [], prior=c1, headers=headers)
+    assert "Y_SIZE" in c2["failed"]
+    got = placed_again(monkeypatch)
+    x2 = rebuild(out, inc, "cxx-after", "cxx", monkeypatch, x1, c2, headers)
+    assert got == [None]
+    assert x2["failed"]["Y_SIZE"][1].endswith("(in C; not checked again in C++)"), x2["failed"]
+    cxx = defines.data_of(x2["cache"])
+    assert defines.data_of(x1["cache"])["basis"]["scan"] == cxx["basis"]["scan"]
+    shutil.rmtree(x2["cache"])
+    defines._DATA.pop(x2["cache"], None)
+    monkeypatch.setattr(defines, "_from_prior", lambda *a, **k: None)
+    assert defines.data_of(rebuild(out, inc, "cxx-after", "cxx", monkeypatch, x1, c2, headers)["cache"]) == cxx
