@@ -613,12 +613,17 @@ def step_constants(opts, compilers, trees, units, extra, progress):
                                prior=result.get(before), by_header=by_header)
 
     # Each task starts as soon as those it starts from are done: C before; then C after beside
-    # C++ before; then C++ after.
+    # C++ before; then C++ after. A task is handed to a worker only when one is free, and the main
+    # units come first in tasks: they are the step's longest chain (C after waits for C before,
+    # C++ after for both), and when every ready task was queued at once, 48 small ones queued
+    # ahead of C after delayed the whole chain by their sum.
     pending = list(tasks)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
+    workers = max(1, opts.jobs)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         running = {}
         while pending or running:
-            for t in [t for t in pending if all(d in result for d in deps(t))]:
+            ready = [t for t in pending if all(d in result for d in deps(t))]
+            for t in ready[:workers - len(running)]:
                 pending.remove(t)
                 running[pool.submit(one, t)] = t
             if not running:

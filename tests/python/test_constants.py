@@ -246,3 +246,36 @@ def test_step_constants_keeps_the_units_order_whatever_thread_ends_first(monkeyp
     extra = types.SimpleNamespace(units={})
     got = defines.step_constants(opts, {"c": "gcc", "cxx": "g++"}, trees, units, extra, Progress(True))
     assert list(got) == ["c-after", "c-before", "cxx-after", "cxx-before"]
+
+
+def test_step_constants_starts_the_main_units_before_the_left_out_headers(monkeypatch):
+    """With one worker, the order tasks start in: a main unit whenever one is ready (C before,
+    then C after and C++ before, then C++ after), the left-out headers' units after them, each
+    after the units it starts from. Before, the left-out headers queued ahead of C after."""
+    import threading
+    import types
+    from uapi_check import defines
+    from uapi_check.util import Progress
+
+    started, lock = [], threading.Lock()
+
+    def fake_build(compiler, lang, include, out, name, headers, *, content, full, c_result, prior, by_header):
+        with lock:
+            started.append(name)
+        return {"constants": 1, "syscalls": 0, "strings": 0, "not_constants": {}}
+
+    monkeypatch.setattr(defines, "build_constants", fake_build)
+    monkeypatch.setattr(defines, "dir_digest", lambda inc: f"digest of {inc}")
+    units = {k: types.SimpleNamespace(lang=k.split("-")[0], rev=k.split("-")[1], included=["linux/a.h"])
+             for k in ("c-before", "c-after", "cxx-before", "cxx-after")}
+    alone = {f"{k}+linux-x": types.SimpleNamespace(object=f"obj/{k}+linux-x.o", unit=k, header="linux/x.h",
+                                                    content="x")
+             for k in units}
+    opts = types.SimpleNamespace(out="/nonexistent", full=False, jobs=1, git=None, drift=False)
+    trees = types.SimpleNamespace(revisions={"before": types.SimpleNamespace(include="b"),
+                                             "after": types.SimpleNamespace(include="a")})
+    defines.step_constants(opts, {"c": "gcc", "cxx": "g++"}, trees, units, types.SimpleNamespace(units=alone),
+                           Progress(True))
+    assert started[:4] == ["c-before", "c-after", "cxx-before", "cxx-after"], started
+    assert sorted(started[4:]) == sorted(alone), started
+    assert started.index("c-before+linux-x") < started.index("c-after+linux-x"), started
