@@ -234,11 +234,12 @@ def check(opts, progress, started):
     # Step 4b's ioctl units need only the units: built beside steps 3b, 3c and 4 (requests.py).
     # Those it compiles by header read their numbers with the tool, which step 4 makes sure of.
     built_tool = concurrent.futures.Future()
-    requests = start_requests(opts, compilers, trees, units, built_tool.result)
+    requests = start_requests(opts, compilers, trees, units, built_tool.result, headers.digests)
     shows = None
     try:
         extra = step_extra_units(opts, compilers, trees, headers, units, progress)
-        defines = step_constants(opts, compilers, trees, units, extra, progress) if opts.constants else {}
+        defines = step_constants(opts, compilers, trees, units, extra, progress, headers.digests) \
+            if opts.constants else {}
         progress.step("step 4: abidiff-uapi over the comparison matrix")
         tool = ensure_tool(progress)
         built_tool.set_result(tool)

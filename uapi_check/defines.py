@@ -36,7 +36,6 @@ import zlib
 
 from . import constants, macros, units
 from .config import UNIT_FLAGS, cache_dir
-from .headers import dir_digest
 from .util import Fatal, by_stat, object_key, publish_dir, replaceable, run, write_atomic
 
 _LOCKS = {}
@@ -571,12 +570,11 @@ def _archive(archive, parts, out):
     os.replace(tmp, archive)
 
 
-def step_constants(opts, compilers, trees, units, extra, progress):
-    """Step 3c: every object of the matrix gets its archive with constants. Returns {object name:
-    summary}."""
+def step_constants(opts, compilers, trees, units, extra, progress, digests):
+    """Step 3c: every object of the matrix gets its archive with constants. digests: {rev:
+    headers.dir_digest of its include dir} (Headers.digests). Returns {object name: summary}."""
     progress.step("step 3c: #define constants, evaluated by the compiler into each unit's archive")
-    tasks = [(k, u.lang, u.rev, list(u.included), dir_digest(trees.revisions[u.rev].include))
-             for k, u in sorted(units.items())]
+    tasks = [(k, u.lang, u.rev, list(u.included), digests[u.rev]) for k, u in sorted(units.items())]
     for key, a in sorted(extra.units.items()):
         if a.object:
             obj = os.path.splitext(os.path.basename(a.object))[0]

@@ -343,4 +343,4 @@ def step_headers(opts, compilers, trees, progress):
             progress.step(f"  {rev} {LANG_NAME[lang]}: {len(tested) - n}/{len(tested)} compile alone"
                           + (f", {n} fail" if n else "")
                           + f" (+{len(extra_ok[lang])} no-header-test headers for layouts)")
-    return Headers(out, same, changes)
+    return Headers(out, same, changes, {rev: dir_digest(revs[rev].include) for rev in REVS})

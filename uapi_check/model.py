@@ -141,6 +141,9 @@ class Headers:
     same: bool        # before and after installed the same headers
     changes: Optional[tuple] = field(default=None, compare=False)
     #                 headers.rev_changes: (changed, added) paths per root; None with --full
+    digests: Optional[dict] = field(default=None, compare=False)
+    #                 {rev: headers.dir_digest of its include dir}, taken in step 2: the later
+    #                 steps' cache keys (the include dirs are not written again in a run)
 
     def compiles(self, key):
         """Headers that compile alone for a unit key (c-before...)."""

@@ -43,16 +43,18 @@ _LOCKS = {}
 _LOCKS_LOCK = threading.Lock()
 
 
-def build_ioctl_unit(compiler, unit, include, out, full=False, known_bad=frozenset(), tool=None):
+def build_ioctl_unit(compiler, unit, include, out, full=False, known_bad=frozenset(), tool=None, content=None):
     """obj/ioctls-KEY.o for one unit, and {name: Ioctl} of its numbered requests, {name: reason}
     of those whose number does not compile there. Cached by the unit's own object and the bytes of
     its include dir. Two such units (revisions that differ only in what this architecture does not
     install) share the key: the second waits for the first and copies its result. known_bad: the names
     whose number did not compile on the other side (ioctls.number_ioctls starts from them).
     tool: a callable that gives the abidiff-uapi binary; with it the numbers are compiled by
-    header (ioctl_groups.py), and the object holds them as literals (ioctls.literal_unit_source)."""
+    header (ioctl_groups.py), and the object holds them as literals (ioctls.literal_unit_source).
+    content: headers.dir_digest(include), when the caller has it."""
     flags = UNIT_FLAGS[unit.lang]
-    key = cache_key(os.path.join(out, unit.object), compiler.version, flags, dir_digest(include), tool is not None)
+    key = cache_key(os.path.join(out, unit.object), compiler.version, flags, content or dir_digest(include),
+                    tool is not None)
     with _LOCKS_LOCK:
         lock = _LOCKS.setdefault(key, threading.Lock())
     with lock:
@@ -140,13 +142,14 @@ def judge_number(comp, name, change, ioctl):
     return finding, record
 
 
-def build_requests(opts, compilers, trees, units, tool=None):
+def build_requests(opts, compilers, trees, units, tool=None, digests=None):
     """The ioctl units of step 4b, before any comparison: ({unit key: build_ioctl_unit's result},
     [progress lines]). It needs only the units, so the driver runs it beside steps 3b, 3c and 4
     (start_requests): on two cores the C++ side of each step leaves one idle. tool: a callable
     that gives the abidiff-uapi binary. The numbers are compiled by header where a later unit
     reads mostly the same bytes, as the constants are (defines.step_constants): the next commit
-    (--git) and a series' after side; a drift of two releases compiles each unit's at once."""
+    (--git) and a series' after side; a drift of two releases compiles each unit's at once.
+    digests: Headers.digests."""
     built, lines = {}, []
     by_header = tool is not None and (bool(opts.git) or not opts.drift)
 
@@ -154,7 +157,8 @@ def build_requests(opts, compilers, trees, units, tool=None):
         u = units[key]
         other = built.get(key.replace("-after", "-before")) if u.rev == "after" else None
         return build_ioctl_unit(compilers[u.lang], u, trees.revisions[u.rev].include, opts.out, opts.full,
-                                frozenset(other[2]) if other else frozenset(), tool if by_header else None)
+                                frozenset(other[2]) if other else frozenset(), tool if by_header else None,
+                                (digests or {}).get(u.rev))
 
     # The before units first: each after unit starts from what did not compile before.
     for after in (False, True):
@@ -166,9 +170,9 @@ def build_requests(opts, compilers, trees, units, tool=None):
     return built, lines
 
 
-def start_requests(opts, compilers, trees, units, tool=None):
+def start_requests(opts, compilers, trees, units, tool=None, digests=None):
     """build_requests in a thread of its own; step_requests takes its result."""
-    return in_background(build_requests, opts, compilers, trees, units, tool)
+    return in_background(build_requests, opts, compilers, trees, units, tool, digests)
 
 
 def step_requests(opts, compilers, trees, units, comparisons, tool, progress, started=None):

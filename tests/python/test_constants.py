@@ -237,14 +237,14 @@ def test_step_constants_keeps_the_units_order_whatever_thread_ends_first(monkeyp
         return {"constants": 1, "syscalls": 0, "strings": 0, "not_constants": {}}
 
     monkeypatch.setattr(defines, "build_constants", fake_build)
-    monkeypatch.setattr(defines, "dir_digest", lambda inc: f"digest of {inc}")
     units = {k: types.SimpleNamespace(lang=k.split("-")[0], rev=k.split("-")[1], included=["linux/a.h"])
              for k in ("c-before", "c-after", "cxx-before", "cxx-after")}
     opts = types.SimpleNamespace(out="/nonexistent", full=False, jobs=2, git=None, drift=False)
     trees = types.SimpleNamespace(revisions={"before": types.SimpleNamespace(include="b"),
                                              "after": types.SimpleNamespace(include="a")})
     extra = types.SimpleNamespace(units={})
-    got = defines.step_constants(opts, {"c": "gcc", "cxx": "g++"}, trees, units, extra, Progress(True))
+    got = defines.step_constants(opts, {"c": "gcc", "cxx": "g++"}, trees, units, extra, Progress(True),
+                                 {"before": "b", "after": "a"})
     assert list(got) == ["c-after", "c-before", "cxx-after", "cxx-before"]
 
 
@@ -265,7 +265,6 @@ def test_step_constants_starts_the_main_units_before_the_left_out_headers(monkey
         return {"constants": 1, "syscalls": 0, "strings": 0, "not_constants": {}}
 
     monkeypatch.setattr(defines, "build_constants", fake_build)
-    monkeypatch.setattr(defines, "dir_digest", lambda inc: f"digest of {inc}")
     units = {k: types.SimpleNamespace(lang=k.split("-")[0], rev=k.split("-")[1], included=["linux/a.h"])
              for k in ("c-before", "c-after", "cxx-before", "cxx-after")}
     alone = {f"{k}+linux-x": types.SimpleNamespace(object=f"obj/{k}+linux-x.o", unit=k, header="linux/x.h",
@@ -275,7 +274,7 @@ def test_step_constants_starts_the_main_units_before_the_left_out_headers(monkey
     trees = types.SimpleNamespace(revisions={"before": types.SimpleNamespace(include="b"),
                                              "after": types.SimpleNamespace(include="a")})
     defines.step_constants(opts, {"c": "gcc", "cxx": "g++"}, trees, units, types.SimpleNamespace(units=alone),
-                           Progress(True))
+                           Progress(True), {"before": "b", "after": "a"})
     assert started[:4] == ["c-before", "c-after", "cxx-before", "cxx-after"], started
     assert sorted(started[4:]) == sorted(alone), started
     assert started.index("c-before+linux-x") < started.index("c-after+linux-x"), started
