@@ -42,11 +42,16 @@ _LOCKS = {}
 _LOCKS_LOCK = threading.Lock()
 
 
-def cache_key(unit_obj, compiler_version, flags, content):
+def cache_key(unit_obj, compiler_version, flags, content, known):
     """The unit's object and content, a digest of the bytes of the headers it reads: a header's
     macros that no type uses leave the object as it was (a #define that changes its value, or
-    moves, gives the same object)."""
-    return object_key(unit_obj, compiler_version, *flags, content, "constants-v10")
+    moves, gives the same object). known: _known_digest of the C side's rejections that a C++
+    unit starts from, whose verdicts it takes."""
+    return object_key(unit_obj, compiler_version, *flags, content, known, "constants-v11")
+
+
+def _known_digest(known_bad):
+    return hashlib.sha256(json.dumps(known_bad, sort_keys=True).encode()).hexdigest()[:24]
 
 
 _BUCKETS = 16
@@ -268,7 +273,7 @@ def _complete(cache):
     return True
 
 
-def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad, prior, by_header):
+def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad, prior, by_header, speculate=False):
     """The cached {constants.json, constants.o} for key, made when missing.
 
     Nine in ten constants are self-contained (literals only): they compile without the headers,
@@ -280,7 +285,7 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
     entry of the scan store and the other side kept every constant it started from, this side's
     constants are the other side's, only placed again (_from_prior). Else they are evaluated
     (_evaluate). by_header: see _place (a unit of one header takes its own path there, whatever
-    by_header says)."""
+    by_header says). speculate: the other side's constants or nothing (None): no evaluation."""
     cache = os.path.join(cache_dir(), "constants", key)
     flags = UNIT_FLAGS[lang]
     if not full and _complete(cache):
@@ -297,6 +302,9 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
             data = None
             if prior is not None and by_header and not single and not full and basis:
                 data = _from_prior(compiler, lang, include, rel_inc, out, headers, sc, basis, prior["cache"], tmp)
+            if data is None and speculate:
+                shutil.rmtree(tmp, ignore_errors=True)
+                return None
             if data is None:
                 data = _evaluate(compiler, lang, include, rel_inc, out, headers, full, sc, basis, known_bad, prior,
                                  by_header, tmp)
@@ -320,9 +328,8 @@ def _basis(sc, rel_inc, known_bad):
     if not sc.origin:
         return None
     entry, changed = sc.origin
-    return {"changed": dict(changed),
-            "known_bad": hashlib.sha256(json.dumps(known_bad, sort_keys=True).encode()).hexdigest()[:24],
-            "rel_inc": rel_inc, "scan": entry, "settled": True}
+    return {"changed": dict(changed), "known_bad": _known_digest(known_bad), "rel_inc": rel_inc,
+            "scan": entry, "settled": True}
 
 
 def _from_prior(compiler, lang, include, rel_inc, out, headers, sc, basis, prior_cache, tmp):
@@ -473,24 +480,31 @@ def _evaluate(compiler, lang, include, rel_inc, out, headers, full, sc, basis, k
 
 
 def build_constants(compiler, lang, include, out, name, headers, *, content, full=False, c_result=None, prior=None,
-                    alone=False, by_header=True):
+                    alone=False, by_header=True, speculate=False):
     """obj/NAME.a (obj/NAME.o and its constants) and a summary of the constants. content: a
     digest of the bytes of every header the unit reads (headers.dir_digest of the include dir,
     or a unit of one header's own: units.build_alone_unit). alone: also obj/NAME.defines.a, the
     constants without the unit (--compat compares those). c_result: for a C++ object,
     build_constants' result for the same headers in C. prior: the result for the other side of
     its comparisons. by_header: see _build (a unit of one header takes its own path there,
-    whatever by_header says)."""
+    whatever by_header says). speculate: make the cache entry only, and only from prior
+    (_from_prior), for a c_result that may not be the one the unit will be given (step_constants
+    starts a C++ after unit from its C side's before while its C after is being made); the
+    entry's key holds what the unit started from, so a call with the true c_result finds it
+    only when that is the same. Returns the entry's folder or None, and writes nothing in out."""
     unit_obj = os.path.join(out, "obj", f"{name}.o")
+    known_bad = c_result["rejected"] if c_result else None
     # The key is the unit's: where a C++ object or an after object started from gives the same
     # verdicts, so a commit's after objects serve the next commit as its before objects.
-    key = cache_key(unit_obj, compiler.version, UNIT_FLAGS[lang], content)
+    key = cache_key(unit_obj, compiler.version, UNIT_FLAGS[lang], content, _known_digest(known_bad))
     with _LOCKS_LOCK:
         lock = _LOCKS.setdefault(key, threading.Lock())
     with lock:
-        cache = _build(compiler, lang, include, out, unit_obj, headers, full, key,
-                       c_result["rejected"] if c_result else None,
-                       {"failed": prior["failed"], "cache": prior["cache"]} if prior else None, by_header)
+        cache = _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad,
+                       {"failed": prior["failed"], "cache": prior["cache"]} if prior else None, by_header,
+                       speculate)
+        if cache is None:
+            return None
         # The constants compiled with all headers, then those compiled with their own headers and
         # the self-contained ones (objects named by their keys).
         members = [os.path.join(cache_dir(), o) for o in data_of(cache)["objects"]]
@@ -507,6 +521,8 @@ def build_constants(compiler, lang, include, out, name, headers, *, content, ful
                 os.replace(os.path.join(tmp, "unit.a"), cached)
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
+    if speculate:
+        return cache
     data = data_of(cache)
     _copy(cached, os.path.join(out, "obj", f"{name}.a"))
     defines_o = os.path.join(out, "obj", f"{name}.defines.o")
@@ -610,25 +626,57 @@ def step_constants(opts, compilers, trees, units, extra, progress, digests):
                                content=content, full=opts.full, c_result=result.get(c_twin),
                                prior=result.get(before), by_header=by_header)
 
+    # A C++ after unit takes C's rejections from C after, the longest link of the step's chain
+    # (C before, C after, C++ after). Where its constants come from its before side alone
+    # (_from_prior), those rejections are C before's as long as C after is made from its own
+    # before side as well: so it starts beside C after, from C before's, as a guess. Its entry's
+    # key holds the rejections it started from, so the unit's own task, which still waits for C
+    # after, takes that entry only when the guess was right (build_constants' speculate).
+    guessing = by_header and not opts.full
+
+    def guessable(task):
+        name, lang, rev = task[:3]
+        before, c_twin = twins(task)
+        return (guessing and name in units and lang == "cxx" and rev == "after" and before in result
+                and c_twin and c_twin not in result and c_twin.replace("-after", "-before", 1) in result)
+
+    def guess(task):
+        name, lang, rev, headers, content = task
+        before, c_twin = twins(task)
+        try:
+            build_constants(compilers[lang], lang, trees.revisions[rev].include, opts.out, name, headers,
+                            content=content, full=opts.full, c_result=result[c_twin.replace("-after", "-before", 1)],
+                            prior=result[before], by_header=by_header, speculate=True)
+        except (Fatal, OSError):
+            pass    # a guess only: the unit's own task runs next, and says what went wrong
+
     # Each task starts as soon as those it starts from are done: C before; then C after beside
-    # C++ before; then C++ after. A task is handed to a worker only when one is free, and the main
-    # units come first in tasks: they are the step's longest chain (C after waits for C before,
-    # C++ after for both), and when every ready task was queued at once, 48 small ones queued
-    # ahead of C after delayed the whole chain by their sum.
-    pending = list(tasks)
+    # C++ before; then C++ after. A task is handed to a worker only when one is free: first the
+    # main units (the chain), then the guesses, then the left-out headers' units. When every
+    # ready task was queued at once, 48 small ones queued ahead of C after delayed the chain by
+    # their sum.
+    pending, guessed = list(tasks), set()
     workers = max(1, opts.jobs)
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         running = {}
         while pending or running:
             ready = [t for t in pending if all(d in result for d in deps(t))]
-            for t in ready[:workers - len(running)]:
-                pending.remove(t)
-                running[pool.submit(one, t)] = t
+            starts = ([(one, t) for t in ready if t[0] in units]
+                      + [(guess, t) for t in pending if t[0] not in guessed and guessable(t)]
+                      + [(one, t) for t in ready if t[0] not in units])
+            for fn, t in starts[:workers - len(running)]:
+                if fn is one:
+                    pending.remove(t)
+                else:
+                    guessed.add(t[0])
+                running[pool.submit(fn, t)] = (fn, t)
             if not running:
                 raise Fatal("constants: tasks wait for each other: " + ", ".join(t[0] for t in pending))
             done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
             for f in done:
-                result[running.pop(f)[0]] = f.result()
+                fn, t = running.pop(f)
+                if fn is one:
+                    result[t[0]] = f.result()
     for task in tasks:
         summary = result[task[0]]
         if task[0] in units:

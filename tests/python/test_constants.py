@@ -219,32 +219,45 @@ def test_sarif_names_syscalls(sides, tool):
     assert results["#define MYDEFS_F_LEGACY"]["level"] == "error"
 
 
-def test_step_constants_keeps_the_units_order_whatever_thread_ends_first(monkeypatch):
-    """report.json's constants summaries come in the units' order, not in the order the
-    threads finish (a warm run once listed c-after before cxx-before, the next run not)."""
-    import threading
+def run_step(monkeypatch, fake_build, jobs, full=False, drift=False, alone=False):
+    """defines.step_constants over the four main units (and, with alone, a left-out header's unit
+    beside each), fake_build standing in for build_constants."""
     import types
     from uapi_check import defines
     from uapi_check.util import Progress
 
+    monkeypatch.setattr(defines, "build_constants", fake_build)
+    units = {k: types.SimpleNamespace(lang=k.split("-")[0], rev=k.split("-")[1], included=["linux/a.h"])
+             for k in ("c-before", "c-after", "cxx-before", "cxx-after")}
+    extra = {f"{k}+linux-x": types.SimpleNamespace(object=f"obj/{k}+linux-x.o", unit=k, header="linux/x.h",
+                                                    content="x")
+             for k in units} if alone else {}
+    opts = types.SimpleNamespace(out="/nonexistent", full=full, jobs=jobs, git=None, drift=drift)
+    trees = types.SimpleNamespace(revisions={"before": types.SimpleNamespace(include="b"),
+                                             "after": types.SimpleNamespace(include="a")})
+    return defines.step_constants(opts, {"c": "gcc", "cxx": "g++"}, trees, units, types.SimpleNamespace(units=extra),
+                                  Progress(True), {"before": "b", "after": "a"})
+
+
+def summary(name):
+    return {"name": name, "constants": 1, "syscalls": 0, "strings": 0, "not_constants": {}}
+
+
+def test_step_constants_keeps_the_units_order_whatever_thread_ends_first(monkeypatch):
+    """report.json's constants summaries come in the units' order, not in the order the
+    threads finish (a warm run once listed c-after before cxx-before, the next run not)."""
+    import threading
     released = threading.Event()
 
-    def fake_build(compiler, lang, include, out, name, headers, *, content, full, c_result, prior, by_header):
+    def fake_build(compiler, lang, include, out, name, headers, *, content, full, c_result, prior, by_header,
+                   speculate=False):
         if name == "cxx-before":       # finishes before c-after, which waits for it
             released.set()
         elif name == "c-after":
             assert released.wait(10)
-        return {"constants": 1, "syscalls": 0, "strings": 0, "not_constants": {}}
+        return None if speculate else summary(name)
 
-    monkeypatch.setattr(defines, "build_constants", fake_build)
-    units = {k: types.SimpleNamespace(lang=k.split("-")[0], rev=k.split("-")[1], included=["linux/a.h"])
-             for k in ("c-before", "c-after", "cxx-before", "cxx-after")}
-    opts = types.SimpleNamespace(out="/nonexistent", full=False, jobs=2, git=None, drift=False)
-    trees = types.SimpleNamespace(revisions={"before": types.SimpleNamespace(include="b"),
-                                             "after": types.SimpleNamespace(include="a")})
-    extra = types.SimpleNamespace(units={})
-    got = defines.step_constants(opts, {"c": "gcc", "cxx": "g++"}, trees, units, extra, Progress(True),
-                                 {"before": "b", "after": "a"})
+    got = run_step(monkeypatch, fake_build, 2)
     assert list(got) == ["c-after", "c-before", "cxx-after", "cxx-before"]
 
 
@@ -252,29 +265,38 @@ def test_step_constants_starts_the_main_units_before_the_left_out_headers(monkey
     """With one worker, the order tasks start in: a main unit whenever one is ready (C before,
     then C after and C++ before, then C++ after), the left-out headers' units after them, each
     after the units it starts from. Before, the left-out headers queued ahead of C after."""
-    import threading
-    import types
-    from uapi_check import defines
-    from uapi_check.util import Progress
-
-    started, lock = [], threading.Lock()
+    started = []
 
     def fake_build(compiler, lang, include, out, name, headers, *, content, full, c_result, prior, by_header):
-        with lock:
-            started.append(name)
-        return {"constants": 1, "syscalls": 0, "strings": 0, "not_constants": {}}
+        started.append(name)
+        return summary(name)
 
-    monkeypatch.setattr(defines, "build_constants", fake_build)
-    units = {k: types.SimpleNamespace(lang=k.split("-")[0], rev=k.split("-")[1], included=["linux/a.h"])
-             for k in ("c-before", "c-after", "cxx-before", "cxx-after")}
-    alone = {f"{k}+linux-x": types.SimpleNamespace(object=f"obj/{k}+linux-x.o", unit=k, header="linux/x.h",
-                                                    content="x")
-             for k in units}
-    opts = types.SimpleNamespace(out="/nonexistent", full=False, jobs=1, git=None, drift=False)
-    trees = types.SimpleNamespace(revisions={"before": types.SimpleNamespace(include="b"),
-                                             "after": types.SimpleNamespace(include="a")})
-    defines.step_constants(opts, {"c": "gcc", "cxx": "g++"}, trees, units, types.SimpleNamespace(units=alone),
-                           Progress(True), {"before": "b", "after": "a"})
+    run_step(monkeypatch, fake_build, 1, alone=True)
     assert started[:4] == ["c-before", "c-after", "cxx-before", "cxx-after"], started
-    assert sorted(started[4:]) == sorted(alone), started
+    assert sorted(started[4:]) == sorted(f"{k}+linux-x" for k in started[:4]), started
     assert started.index("c-before+linux-x") < started.index("c-after+linux-x"), started
+
+
+@pytest.mark.parametrize("full, drift, guessed", [(False, False, True), (True, False, False), (False, True, False)])
+def test_step_constants_guesses_cxx_after_beside_c_after(monkeypatch, full, drift, guessed):
+    """With two workers, C++ after starts beside C after as a guess, from C before's result
+    (build_constants' speculate); its own task still waits for C after and is given C after's.
+    Not under --full, and not in a drift (no objects by header: nothing to start from)."""
+    import threading
+    calls, lock, go = [], threading.Lock(), threading.Event()
+
+    def fake_build(compiler, lang, include, out, name, headers, *, content, full, c_result, prior, by_header,
+                   speculate=False):
+        with lock:
+            calls.append((name, speculate, c_result and c_result["name"]))
+        if speculate:
+            go.set()
+            return None
+        if name == "c-after":
+            go.wait(1)
+        return summary(name)
+
+    run_step(monkeypatch, fake_build, 2, full, drift)
+    guesses = [c for c in calls if c[1]]
+    assert guesses == ([("cxx-after", True, "c-before")] if guessed else []), calls
+    assert ("cxx-after", False, "c-after") in calls and calls[-1] == ("cxx-after", False, "c-after"), calls

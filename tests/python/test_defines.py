@@ -44,9 +44,9 @@ def tool_path():
     return TOOL
 
 
-def build(out, inc, name, lang, monkeypatch, calls, prior=None, by_header=True, headers=UNIT):
+def build(out, inc, name, lang, monkeypatch, calls, prior=None, by_header=True, headers=UNIT, **kw):
     """build_constants for a unit of headers, its layout object compiled first as step 3
-    does."""
+    does; kw: build_constants' other arguments."""
     cc = "gcc" if lang == "c" else "g++"
     os.makedirs(os.path.join(out, "obj"), exist_ok=True)
     unit = os.path.join(out, f"{name}.{'c' if lang == 'c' else 'cc'}")
@@ -64,7 +64,7 @@ def build(out, inc, name, lang, monkeypatch, calls, prior=None, by_header=True, 
     monkeypatch.setattr(constants, "compile_expansions", spy)
     compiler = types.SimpleNamespace(path=cc, version=f"{cc} test")
     return defines.build_constants(compiler, lang, inc, out, name, headers, content=headers_mod.dir_digest(inc),
-                                   prior=prior, by_header=by_header)
+                                   prior=prior, by_header=by_header, **kw)
 
 
 def tool_values(out, summary):
@@ -313,13 +313,13 @@ def placed_again(monkeypatch):
     return got
 
 
-def evaluated(out, inc, name, lang, monkeypatch, summary, prior, c_result=None):
+def evaluated(out, inc, name, lang, monkeypatch, summary, prior, c_result=None, headers=UNIT):
     """The entry of summary made again by _evaluate alone (the fast path off): its data and the
     members of its archive, with the same prior."""
     shutil.rmtree(summary["cache"])
     defines._DATA.pop(summary["cache"], None)
     monkeypatch.setattr(defines, "_from_prior", lambda *a, **k: None)
-    again = rebuild(out, inc, name, lang, monkeypatch, prior, c_result)
+    again = rebuild(out, inc, name, lang, monkeypatch, prior, c_result, headers)
     monkeypatch.setattr(defines, "_from_prior", FROM_PRIOR)
     assert again["cache"] == summary["cache"]
     return defines.data_of(again["cache"]), members(out, again)
@@ -327,14 +327,7 @@ def evaluated(out, inc, name, lang, monkeypatch, summary, prior, c_result=None):
 
 def rebuild(out, inc, name, lang, monkeypatch, prior, c_result=None, headers=UNIT):
     """build() with a C result for a C++ unit."""
-    if c_result is None:
-        return build(out, inc, name, lang, monkeypatch, [], prior=prior, headers=headers)
-    real = defines.build_constants
-    monkeypatch.setattr(defines, "build_constants", lambda *a, **k: real(*a, **{**k, "c_result": c_result}))
-    try:
-        return build(out, inc, name, lang, monkeypatch, [], prior=prior, headers=headers)
-    finally:
-        monkeypatch.setattr(defines, "build_constants", real)
+    return build(out, inc, name, lang, monkeypatch, [], prior=prior, headers=headers, c_result=c_result)
 
 
 
@@ -441,3 +434,50 @@ def test_a_cxx_unit_starts_from_its_other_side_only_with_the_same_c_rejections(t
     defines._DATA.pop(x2["cache"], None)
     monkeypatch.setattr(defines, "_from_prior", lambda *a, **k: None)
     assert defines.data_of(rebuild(out, inc, "cxx-after", "cxx", monkeypatch, x1, c2, headers)["cache"]) == cxx
+
+
+def test_a_cxx_guess_from_cs_before_side_serves_only_the_same_c_rejections(tmp_path, monkeypatch, store):
+    """step_constants starts C++ after from C before's result while C after is made (speculate):
+    the guess makes an entry only by _from_prior and writes nothing in the out dir. Where C after
+    rejects what C before did, the C++ unit's own call, given C after's result, takes the
+    guess's entry (the same key), which is _evaluate's; where C after rejects more (Y_SIZE), it
+    is another key, and the unit takes C's verdict. A guess that _from_prior declines (a
+    changed directive) makes nothing and evaluates nothing."""
+    out, inc = str(tmp_path), store
+    headers = UNIT + ["y/y.h"]
+    write_tree(tmp_path / "include" / "after", {**HEADERS, "y/y.h": Y_HEADER})
+    c1 = build(out, inc, "c-after", "c", monkeypatch, [], headers=headers)
+    x1 = rebuild(out, inc, "cxx-after", "cxx", monkeypatch, None, c1, headers)
+    archive = os.path.join(out, "obj", "cxx-after.a")
+    # A member added: C's rejections stay.
+    write_tree(tmp_path / "include" / "after",
+               {"a/types.h": HEADERS["a/types.h"].replace("int x[3]; };", "int x[3];\n  int y; };")})
+    c2 = build(out, inc, "c-after", "c", monkeypatch, [], prior=c1, headers=headers)
+    assert c2["rejected"] == c1["rejected"]
+    before = open(archive, "rb").read()
+    guess = build(out, inc, "cxx-after", "cxx", monkeypatch, [], prior=x1, headers=headers, c_result=c1,
+                  speculate=True)
+    assert guess and open(archive, "rb").read() == before
+    evaluations = []
+    real = defines._evaluate
+    monkeypatch.setattr(defines, "_evaluate", lambda *a, **k: evaluations.append(1) or real(*a, **k))
+    x2 = rebuild(out, inc, "cxx-after", "cxx", monkeypatch, x1, c2, headers)
+    assert x2["cache"] == guess and evaluations == []
+    assert tool_values(out, x2) == printed(inc, "cxx", x2, headers)
+    assert evaluated(out, inc, "cxx-after", "cxx", monkeypatch, x2, x1, c2, headers)[0] == defines.data_of(guess)
+    # Y_SIZE breaks in C only: the guess from C before's rejections is not the unit's entry.
+    write_tree(tmp_path / "include" / "after",
+               {"y/y.h": Y_HEADER.replace("#else\nstruct y_s", "#else\nstruct y_gone")})
+    c3 = build(out, inc, "c-after", "c", monkeypatch, [], prior=c2, headers=headers)
+    guess = build(out, inc, "cxx-after", "cxx", monkeypatch, [], prior=x2, headers=headers, c_result=c2,
+                  speculate=True)
+    x3 = rebuild(out, inc, "cxx-after", "cxx", monkeypatch, x2, c3, headers)
+    assert guess and x3["cache"] != guess
+    assert x3["failed"]["Y_SIZE"][1].endswith("(in C; not checked again in C++)")
+    # A changed directive: the guess declines.
+    write_tree(tmp_path / "include" / "after", {"a/types.h": HEADERS["a/types.h"].replace("0x10", "0x30")})
+    c4 = build(out, inc, "c-after", "c", monkeypatch, [], prior=c3, headers=headers)
+    evaluations.clear()
+    assert build(out, inc, "cxx-after", "cxx", monkeypatch, [], prior=x3, headers=headers, c_result=c3,
+                 speculate=True) is None
+    assert evaluations == [] and c4["rejected"] == c3["rejected"]
