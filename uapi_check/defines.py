@@ -12,15 +12,15 @@ Cached by the unit's own object, compiler and flags and the bytes of the headers
 commit that changes nothing a unit reads reuses its constants; the object alone would keep a
 #define that no type uses at its old value); the self-contained constants (literals only, nine
 in ten) also by their own text, in sixteen objects per unit, so that a commit that changes one
-header recompiles about one sixteenth of them; the others, which name types or enumerators, with their own headers only, in
-sixteen objects cached by the bytes of every file their compile read (_header_objects), and only
-what does not compile there with all the unit's headers (in a drift of two releases, all of them:
-see step_constants). A unit of one header compiles all its constants, the self-contained ones
-too, in one object, with no check first (_compile_single). The macro scan is the ioctl step's
-(macros.scan). What is not a constant is counted with its reason, never dropped silently.
-A commit that changes no directive (its macro scan is the parent's, from the scan store, with
-the moved lines taken again) starts from the parent's constants and only places them again
-(_from_prior): no macro is judged twice.
+header recompiles about one sixteenth of them; the others, which name types or enumerators,
+with their own headers only, in sixteen objects cached by the bytes of every file their compile
+read (_header_objects), and only what does not compile there with all the unit's headers (in a
+drift of two releases, all of them: see step_constants). A unit of one header compiles all its
+constants, the self-contained ones too, in one object, with no check first (_compile_single).
+The macro scan is the ioctl step's (macros.scan). What is not a constant is counted with its
+reason, never dropped silently. A commit that changes no directive (its macro scan is the
+parent's, from the scan store, with the moved lines taken again) starts from the parent's
+constants and only places them again (_from_prior): no macro is judged twice.
 """
 import concurrent.futures
 import functools
