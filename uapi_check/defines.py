@@ -273,7 +273,8 @@ def _complete(cache):
     return True
 
 
-def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad, prior, by_header, speculate=False):
+def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad, known, prior, by_header,
+           speculate=False):
     """The cached {constants.json, constants.o} for key, made when missing.
 
     Nine in ten constants are self-contained (literals only): they compile without the headers,
@@ -298,7 +299,7 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
         # A directory of its own: another run may be writing the same key.
         tmp = tempfile.mkdtemp(prefix=os.path.basename(cache) + ".tmp.", dir=os.path.dirname(cache))
         try:
-            basis = _basis(sc, rel_inc, known_bad)
+            basis = _basis(sc, rel_inc, known)
             data = None
             if prior is not None and by_header and not single and not full and basis:
                 data = _from_prior(compiler, lang, include, rel_inc, out, headers, sc, basis, prior["cache"], tmp)
@@ -321,14 +322,15 @@ def _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad
     return cache
 
 
-def _basis(sc, rel_inc, known_bad):
+def _basis(sc, rel_inc, known):
     """What an entry's constants follow from, for _from_prior: the scan's origin (its entry in the
     scan store, and the files whose bytes differ from it), where the unit names its headers, and
-    the C side's rejections (a C++ unit's known_bad); None when the scan is not kept."""
+    the C side's rejections (known: _known_digest of a C++ unit's known_bad); None when the scan
+    is not kept."""
     if not sc.origin:
         return None
     entry, changed = sc.origin
-    return {"changed": dict(changed), "known_bad": _known_digest(known_bad), "rel_inc": rel_inc,
+    return {"changed": dict(changed), "known_bad": known, "rel_inc": rel_inc,
             "scan": entry, "settled": True}
 
 
@@ -496,11 +498,12 @@ def build_constants(compiler, lang, include, out, name, headers, *, content, ful
     known_bad = c_result["rejected"] if c_result else None
     # The key is the unit's: where a C++ object or an after object started from gives the same
     # verdicts, so a commit's after objects serve the next commit as its before objects.
-    key = cache_key(unit_obj, compiler.version, UNIT_FLAGS[lang], content, _known_digest(known_bad))
+    known = _known_digest(known_bad)
+    key = cache_key(unit_obj, compiler.version, UNIT_FLAGS[lang], content, known)
     with _LOCKS_LOCK:
         lock = _LOCKS.setdefault(key, threading.Lock())
     with lock:
-        cache = _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad,
+        cache = _build(compiler, lang, include, out, unit_obj, headers, full, key, known_bad, known,
                        {"failed": prior["failed"], "cache": prior["cache"]} if prior else None, by_header,
                        speculate)
         if cache is None:
@@ -619,12 +622,14 @@ def step_constants(opts, compilers, trees, units, extra, progress, digests):
     def deps(task):
         return [d for d in twins(task) if d]
 
-    def one(task):
+    def one(task, speculate=False):
+        """build_constants for a task; speculate: from its C twin's before side (guess)."""
         name, lang, rev, headers, content = task
         before, c_twin = twins(task)
+        c_side = c_twin.replace("-after", "-before", 1) if speculate else c_twin
         return build_constants(compilers[lang], lang, trees.revisions[rev].include, opts.out, name, headers,
-                               content=content, full=opts.full, c_result=result.get(c_twin),
-                               prior=result.get(before), by_header=by_header)
+                               content=content, full=opts.full, c_result=result.get(c_side),
+                               prior=result.get(before), by_header=by_header, speculate=speculate)
 
     # A C++ after unit takes C's rejections from C after, the longest link of the step's chain
     # (C before, C after, C++ after). Where its constants come from its before side alone
@@ -641,12 +646,8 @@ def step_constants(opts, compilers, trees, units, extra, progress, digests):
                 and c_twin and c_twin not in result and c_twin.replace("-after", "-before", 1) in result)
 
     def guess(task):
-        name, lang, rev, headers, content = task
-        before, c_twin = twins(task)
         try:
-            build_constants(compilers[lang], lang, trees.revisions[rev].include, opts.out, name, headers,
-                            content=content, full=opts.full, c_result=result[c_twin.replace("-after", "-before", 1)],
-                            prior=result[before], by_header=by_header, speculate=True)
+            one(task, speculate=True)
         except (Fatal, OSError):
             pass    # a guess only: the unit's own task runs next, and says what went wrong
 

@@ -267,7 +267,8 @@ def test_step_constants_starts_the_main_units_before_the_left_out_headers(monkey
     after the units it starts from. Before, the left-out headers queued ahead of C after."""
     started = []
 
-    def fake_build(compiler, lang, include, out, name, headers, *, content, full, c_result, prior, by_header):
+    def fake_build(compiler, lang, include, out, name, headers, *, content, full, c_result, prior, by_header,
+                   speculate=False):
         started.append(name)
         return summary(name)
 
