@@ -229,7 +229,7 @@ def rev_changes(revs):
     return changed_files(*[(revs[rev].include, revs[rev].file("usr/dummy-include")) for rev in REVS])
 
 
-def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH, full=False, changes=None):
+def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH, full=False, changes=None, digests=None):
     """Compile every header alone in both languages, reusing cached sweeps (not with full).
     Returns (same, [(Task, first error or None)] for every revision that needs its own sweep,
     {revision: (results reused, results)}, the number of after results reused from before,
@@ -237,9 +237,9 @@ def sweep(jobs, compilers, revs, selection, progress, arch=DEFAULT_ARCH, full=Fa
 
     The after sweep compiles again only what the series can have changed: a header whose own
     file and every file it read (the compiler's -MD list) are byte-identical in before and after
-    keeps its before result, since the compiler and flags are the same. changes: rev_changes(revs)
-    when the caller has it."""
-    digests = {rev: dir_digest(revs[rev].include) for rev in REVS}
+    keeps its before result, since the compiler and flags are the same. changes: rev_changes(revs),
+    digests: {rev: dir_digest of its include dir}, when the caller has them."""
+    digests = digests or {rev: dir_digest(revs[rev].include) for rev in REVS}
     same = digests["after"] == digests["before"]
     dummy = {rev: revs[rev].file("usr/dummy-include") for rev in REVS}
     keys, results, deps = {}, [], {}
@@ -314,8 +314,9 @@ def step_headers(opts, compilers, trees, progress):
         selection[rev] = (tested, [h for h, why in skipped[rev].items() if why == "no-header-test"])
     # Step 3 seeds the after units from the same changes (not with --full, which reuses nothing).
     changes = None if opts.full else rev_changes(revs)
+    digests = {rev: dir_digest(revs[rev].include) for rev in REVS}   # the later steps' keys too
     same, results, reuse, reused, deps = sweep(opts.jobs, compilers, revs, selection, progress, opts.arch.debian,
-                                               opts.full, changes)
+                                               opts.full, changes, digests)
     out = {}
     for rev in REVS:
         src = "before" if same else rev
@@ -343,4 +344,4 @@ def step_headers(opts, compilers, trees, progress):
             progress.step(f"  {rev} {LANG_NAME[lang]}: {len(tested) - n}/{len(tested)} compile alone"
                           + (f", {n} fail" if n else "")
                           + f" (+{len(extra_ok[lang])} no-header-test headers for layouts)")
-    return Headers(out, same, changes, {rev: dir_digest(revs[rev].include) for rev in REVS})
+    return Headers(out, same, changes, digests)
