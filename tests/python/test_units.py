@@ -255,28 +255,38 @@ def test_parse_only_rounds_find_what_full_compiles_find(tmp_path, monkeypatch, c
     assert parsed == full and parsed_obj == full_obj and b".debug_info" in parsed_obj
 
 
+def alone_tree(tmp_path, a_h, t_h, other_h):
+    """An out dir whose after side holds linux/a.h (which includes linux/t.h) and linux/other.h;
+    returns (out, its include dir, a builder of linux/a.h's own unit: (object bytes, content))."""
+    out = tmp_path / "out"
+    inc = out / "include" / "after"
+    (inc / "linux").mkdir(parents=True)
+    for name, text in (("a.h", a_h), ("t.h", t_h), ("other.h", other_h)):
+        (inc / "linux" / name).write_text(text)
+    (out / "obj").mkdir()
+    (out / "work").mkdir()
+
+    def build(ident, **kw):
+        obj, err, content = units.build_alone_unit("gcc", "c", "c-after+linux-a", "linux/a.h", str(inc), str(out),
+                                                   ident=ident, **kw)
+        assert err is None
+        return open(obj, "rb").read(), content
+    return out, inc, build
+
+
 @NEEDS_GCC
 def test_alone_unit_cache_follows_the_files_it_reads(tmp_path, monkeypatch):
     """A left-out header's own unit is reused while every file it read has the same bytes; a
     change to a file it includes compiles it again; another header's change does not."""
-    out = tmp_path / "out"
-    inc = out / "include" / "after"
-    (inc / "linux").mkdir(parents=True)
-    (inc / "linux" / "a.h").write_text("#include <linux/t.h>\nstruct a { t x; };\n")
-    (inc / "linux" / "t.h").write_text("typedef int t;\n")
-    (inc / "linux" / "other.h").write_text("struct o { int y; };\n")
-    (out / "obj").mkdir()
-    (out / "work").mkdir()
+    out, inc, build_a = alone_tree(tmp_path, "#include <linux/t.h>\nstruct a { t x; };\n", "typedef int t;\n",
+                                   "struct o { int y; };\n")
     ident = {"path": "gcc", "version": "gcc 12"}
     calls = []
     real_run = units.run
     monkeypatch.setattr(units, "run", lambda *a, **k: calls.append(a) or real_run(*a, **k))
 
     def build(**kw):
-        obj, err, _ = units.build_alone_unit("gcc", "c", "c-after+linux-a", "linux/a.h", str(inc), str(out),
-                                             ident=ident, **kw)
-        assert err is None
-        return open(obj, "rb").read()
+        return build_a(ident, **kw)[0]
     first = build()
     assert build() == first and len(calls) == 1
     (inc / "linux" / "other.h").write_text("struct o { long y; };\n")
@@ -298,20 +308,11 @@ def test_an_alone_units_content_is_the_bytes_its_compile_read(tmp_path, monkeypa
     another when one of them changes, even where the object does not (a macro that no type
     uses), and not moved by a header it does not read."""
     monkeypatch.setenv("ABIDIFF_UAPI_CACHE", str(tmp_path / "cache"))
-    out = tmp_path / "out"
-    inc = out / "include" / "after"
-    (inc / "linux").mkdir(parents=True)
-    (inc / "linux" / "a.h").write_text("#include <linux/t.h>\nstruct a { int x; };\n")
-    (inc / "linux" / "t.h").write_text("#define T_FLAG 1\n")
-    (inc / "linux" / "other.h").write_text("#define O_FLAG 1\n")
-    (out / "obj").mkdir()
-    (out / "work").mkdir()
+    out, inc, build_a = alone_tree(tmp_path, "#include <linux/t.h>\nstruct a { int x; };\n", "#define T_FLAG 1\n",
+                                   "#define O_FLAG 1\n")
 
     def build():
-        obj, err, content = units.build_alone_unit("gcc", "c", "c-after+linux-a", "linux/a.h", str(inc), str(out),
-                                                   ident=ident)
-        assert err is None
-        return open(obj, "rb").read(), content
+        return build_a(ident)
     first, key = build()
     assert build() == (first, key)
     (inc / "linux" / "other.h").write_text("#define O_FLAG 2\n")
